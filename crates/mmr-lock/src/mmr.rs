@@ -43,7 +43,7 @@ pub fn pos_height(mut pos: u64) -> u32 {
             return all_ones.count_ones() - 1;
         }
         // Jump over the largest perfect subtree that lies entirely to the left of pos.
-        pos -= (all_ones >> 1);
+        pos -= all_ones >> 1;
     }
 }
 

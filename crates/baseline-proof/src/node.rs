@@ -1,0 +1,75 @@
+//! The item type `MerkleProof` works on. The journey's steps change its representation, so
+//! each representation is one cargo feature of this crate.
+
+use crate::Hasher;
+#[cfg(feature = "zero-copy")]
+use alloc::boxed::Box;
+#[cfg(not(feature = "zero-copy"))]
+use alloc::vec::Vec;
+#[cfg(not(feature = "zero-copy"))]
+use core::marker::PhantomData;
+
+/// A 32-byte MMR node: a leaf, a proof item, the root or a computed parent.
+#[cfg(feature = "zero-copy")]
+#[derive(Debug, Clone)]
+pub enum Node<'a> {
+    /// Borrowed from the witness (leaves, proof items) or the args (root): no copy.
+    Borrowed(&'a [u8; 32]),
+    /// A merge result, on the heap so the enum stays two words wide.
+    Owned(Box<[u8; 32]>),
+}
+
+/// A 32-byte MMR node, copied into its own heap buffer like the journey's `VariableBytes`.
+#[cfg(not(feature = "zero-copy"))]
+#[derive(Debug, Clone)]
+pub struct Node<'a>(Vec<u8>, PhantomData<&'a ()>);
+
+impl<'a> Node<'a> {
+    #[cfg(feature = "zero-copy")]
+    pub fn borrowed(bytes: &'a [u8; 32]) -> Self {
+        Node::Borrowed(bytes)
+    }
+
+    #[cfg(not(feature = "zero-copy"))]
+    pub fn borrowed(bytes: &'a [u8; 32]) -> Self {
+        Node(bytes.to_vec(), PhantomData)
+    }
+
+    #[cfg(feature = "zero-copy")]
+    pub fn bytes(&self) -> &[u8; 32] {
+        match self {
+            Node::Borrowed(b) => b,
+            Node::Owned(b) => b,
+        }
+    }
+
+    #[cfg(not(feature = "zero-copy"))]
+    pub fn bytes(&self) -> &[u8; 32] {
+        // Every constructor stores exactly 32 bytes; the fallback keeps panics out.
+        self.0.first_chunk::<32>().unwrap_or(&[0; 32])
+    }
+
+    #[cfg(all(feature = "zero-copy", feature = "uninit"))]
+    pub fn merged<H: Hasher>(left: &[u8; 32], right: &[u8; 32]) -> Self {
+        // The box is written in full before it is read, so skip zeroing it.
+        Node::Owned(Box::write(Box::new_uninit(), H::merge(left, right)))
+    }
+
+    #[cfg(all(feature = "zero-copy", not(feature = "uninit")))]
+    pub fn merged<H: Hasher>(left: &[u8; 32], right: &[u8; 32]) -> Self {
+        let mut out = Box::new([0u8; 32]);
+        *out = H::merge(left, right);
+        Node::Owned(out)
+    }
+
+    #[cfg(not(feature = "zero-copy"))]
+    pub fn merged<H: Hasher>(left: &[u8; 32], right: &[u8; 32]) -> Self {
+        Node(H::merge(left, right).to_vec(), PhantomData)
+    }
+}
+
+impl PartialEq for Node<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
