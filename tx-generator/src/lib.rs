@@ -1,0 +1,162 @@
+//! The workload behind every measurement: a seeded random MMR, a sorted sample of its leaves,
+//! the proof for them, and the payload each verifier reads. Also usable as a library to build
+//! proofs for your own leaves ([`Workload::from_leaves`]).
+
+pub mod tx;
+
+use ckb_merkle_mountain_range::{util::MemStore, Merge, MMR};
+use rand::{rngs::StdRng, seq::SliceRandom, Rng, RngCore, SeedableRng};
+
+/// The journey's reference seed: 2520 leaves, 76 proved, mmr_size 5034.
+pub const REFERENCE_SEED: u64 = 1680833947559458126;
+
+/// blake2b-256 "ckb-default-hash" of `data`, by the reference implementation (blake2b-rs),
+/// so the workloads never depend on the hashing code under test.
+pub fn ckb_hash(data: &[&[u8]]) -> [u8; 32] {
+    let mut hasher = blake2b_rs::Blake2bBuilder::new(32)
+        .personal(b"ckb-default-hash")
+        .build();
+    for part in data {
+        hasher.update(part);
+    }
+    let mut out = [0u8; 32];
+    hasher.finalize(&mut out);
+    out
+}
+
+/// The MMR's merge: blake2b-256 "ckb-default-hash" of left || right.
+pub struct Blake2bMerge;
+
+impl Merge for Blake2bMerge {
+    type Item = [u8; 32];
+
+    fn merge(left: &[u8; 32], right: &[u8; 32]) -> ckb_merkle_mountain_range::Result<[u8; 32]> {
+        Ok(ckb_hash(&[left, right]))
+    }
+}
+
+/// An MMR, the leaves to prove and their proof.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    pub seed: Option<u64>,
+    pub leaf_count: u64,
+    pub mmr_size: u64,
+    pub root: [u8; 32],
+    /// Proved leaves as (MMR position, value), sorted by position.
+    pub proved: Vec<(u64, [u8; 32])>,
+    /// Proof items in `MMR::gen_proof` order.
+    pub proof_items: Vec<[u8; 32]>,
+}
+
+#[derive(Debug)]
+pub enum WorkloadError {
+    NoLeaves,
+    /// A proved leaf index is not below the number of leaves.
+    IndexOutOfRange(u64),
+    Mmr(ckb_merkle_mountain_range::Error),
+}
+
+impl std::fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkloadError::NoLeaves => write!(f, "an MMR needs at least one leaf and a proof at least one proved leaf"),
+            WorkloadError::IndexOutOfRange(i) => write!(f, "leaf index {i} is out of range"),
+            WorkloadError::Mmr(e) => write!(f, "MMR error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for WorkloadError {}
+
+impl Workload {
+    /// The journey's workload for `seed`. Draw order, fixed so results reproduce: leaf count
+    /// in 1000..3000, proved count in 1..100, each leaf's 32 bytes, then a shuffle of the
+    /// leaf positions of which the first k, sorted, are proved.
+    pub fn from_seed(seed: u64) -> Workload {
+        let mut rng = StdRng::seed_from_u64(seed);
+        // The journey drew the leaf count as a u32 and the proved count as a usize; the
+        // integer type changes how rand 0.8 samples, so both are kept as they were.
+        let leaf_count = rng.gen_range(1000u32..3000) as usize;
+        let proved_count: usize = rng.gen_range(1..100);
+        let leaves: Vec<[u8; 32]> = (0..leaf_count)
+            .map(|_| {
+                let mut leaf = [0u8; 32];
+                rng.fill_bytes(&mut leaf);
+                leaf
+            })
+            .collect();
+        let mut indexes: Vec<u64> = (0..leaf_count as u64).collect();
+        indexes.shuffle(&mut rng);
+        indexes.truncate(proved_count);
+        let mut w = Workload::from_leaves(&leaves, &indexes).expect("seeded workloads are valid");
+        w.seed = Some(seed);
+        w
+    }
+
+    /// An MMR over `leaves` (in order) and a proof for the leaves at `indexes` (any order,
+    /// duplicates ignored).
+    pub fn from_leaves(leaves: &[[u8; 32]], indexes: &[u64]) -> Result<Workload, WorkloadError> {
+        if leaves.is_empty() || indexes.is_empty() {
+            return Err(WorkloadError::NoLeaves);
+        }
+        let store = MemStore::default();
+        let mut mmr = MMR::<[u8; 32], Blake2bMerge, _>::new(0, &store);
+        let mut positions = Vec::with_capacity(leaves.len());
+        for leaf in leaves {
+            positions.push(mmr.push(*leaf).map_err(WorkloadError::Mmr)?);
+        }
+        let mut proved = Vec::with_capacity(indexes.len());
+        for &i in indexes {
+            let leaf = leaves.get(i as usize).ok_or(WorkloadError::IndexOutOfRange(i))?;
+            proved.push((positions[i as usize], *leaf));
+        }
+        proved.sort();
+        proved.dedup();
+        let proof = mmr
+            .gen_proof(proved.iter().map(|(pos, _)| *pos).collect())
+            .map_err(WorkloadError::Mmr)?;
+        Ok(Workload {
+            seed: None,
+            leaf_count: leaves.len() as u64,
+            mmr_size: mmr.mmr_size(),
+            root: mmr.get_root().map_err(WorkloadError::Mmr)?,
+            proved,
+            proof_items: proof.proof_items().to_vec(),
+        })
+    }
+
+    /// Script args: root || mmr_size (u64 LE).
+    pub fn lock_args(&self) -> Vec<u8> {
+        let mut args = self.root.to_vec();
+        args.extend_from_slice(&self.mmr_size.to_le_bytes());
+        args
+    }
+
+    /// The baseline verifier's payload (docs/baseline-format.md).
+    pub fn baseline_payload(&self) -> Vec<u8> {
+        baseline_proof::encode(&self.proved, &self.proof_items)
+    }
+}
+
+/// Molecule `WitnessArgs` with `lock` set and `input_type`, `output_type` absent.
+pub fn witness_args_with_lock(lock: &[u8]) -> Vec<u8> {
+    let header = 16u32;
+    let lock_field = 4 + lock.len() as u32;
+    let total = header + lock_field;
+    let mut out = Vec::with_capacity(total as usize);
+    for word in [total, header, header + lock_field, total] {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    out.extend_from_slice(&(lock.len() as u32).to_le_bytes());
+    out.extend_from_slice(lock);
+    out
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 + bytes.len() * 2);
+    s.push_str("0x");
+    for b in bytes {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
