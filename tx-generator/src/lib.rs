@@ -59,7 +59,10 @@ pub enum WorkloadError {
 impl std::fmt::Display for WorkloadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            WorkloadError::NoLeaves => write!(f, "an MMR needs at least one leaf and a proof at least one proved leaf"),
+            WorkloadError::NoLeaves => write!(
+                f,
+                "an MMR needs at least one leaf and a proof at least one proved leaf"
+            ),
             WorkloadError::IndexOutOfRange(i) => write!(f, "leaf index {i} is out of range"),
             WorkloadError::Mmr(e) => write!(f, "MMR error: {e}"),
         }
@@ -107,7 +110,9 @@ impl Workload {
         }
         let mut proved = Vec::with_capacity(indexes.len());
         for &i in indexes {
-            let leaf = leaves.get(i as usize).ok_or(WorkloadError::IndexOutOfRange(i))?;
+            let leaf = leaves
+                .get(i as usize)
+                .ok_or(WorkloadError::IndexOutOfRange(i))?;
             proved.push((positions[i as usize], *leaf));
         }
         proved.sort();

@@ -48,13 +48,23 @@ fn seed() -> Result<u64, String> {
 
 fn run(args: &[String]) -> Result<(), String> {
     let (out, binaries) = match args {
-        [out, binaries @ ..] if !binaries.is_empty() && binaries.len() <= SLOTS.len() => (out, binaries),
-        _ => return Err(format!("expected an output file and 1 to 3 verifier binaries\n\n{USAGE}")),
+        [out, binaries @ ..] if !binaries.is_empty() && binaries.len() <= SLOTS.len() => {
+            (out, binaries)
+        }
+        _ => {
+            return Err(format!(
+                "expected an output file and 1 to 3 verifier binaries\n\n{USAGE}"
+            ))
+        }
     };
     let seed = seed()?;
     println!("Seed: {seed}");
     let w = Workload::from_seed(seed);
-    println!("Total leafs: {}, tested leafs: {}", w.leaf_count, w.proved.len());
+    println!(
+        "Total leafs: {}, tested leafs: {}",
+        w.leaf_count,
+        w.proved.len()
+    );
     println!("MMR size: {}", w.mmr_size);
     println!("MMR root: {}", tx_generator::hex(&w.root));
     let mut cells = Vec::new();

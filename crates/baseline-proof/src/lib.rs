@@ -20,7 +20,7 @@ mod node;
 pub mod shape;
 
 use alloc::vec::Vec;
-use ckb_merkle_mountain_range::{MerkleProof, Merge};
+use ckb_merkle_mountain_range::{Merge, MerkleProof};
 use core::marker::PhantomData;
 pub use node::Node;
 
@@ -202,8 +202,7 @@ pub fn verify<H: Hasher>(
     }
 }
 
-/// Host-side encoder (tx-generator, tests).
-#[cfg(feature = "std")]
+/// Encodes a payload (tx-generator, tests).
 pub fn encode(leaves: &[(u64, [u8; 32])], items: &[[u8; 32]]) -> Vec<u8> {
     let mut out = Vec::with_capacity(8 + leaves.len() * LEAF_SIZE + items.len() * ITEM_SIZE);
     out.extend_from_slice(&(leaves.len() as u32).to_le_bytes());

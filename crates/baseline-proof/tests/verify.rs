@@ -66,17 +66,27 @@ fn run(c: &Case, leaves: &[(u64, [u8; 32])], items: &[[u8; 32]]) -> Result<(), E
 fn honest_proofs_accepted_and_shape_matches_gen_proof() {
     let mut rng = StdRng::seed_from_u64(7);
     for round in 0..400 {
-        let n = if round < 64 { round + 1 } else { rng.gen_range(1..3000) };
+        let n = if round < 64 {
+            round + 1
+        } else {
+            rng.gen_range(1..3000)
+        };
         let k = rng.gen_range(1..=n.min(100) as usize);
         let c = case(&mut rng, n, k);
         assert_eq!(run(&c, &c.leaves, &c.items), Ok(()), "n={n} k={k}");
         // One fewer or one more item than the shape fixes is refused before hashing.
         if let Some((_, shorter)) = c.items.split_last() {
-            assert_eq!(run(&c, &c.leaves, shorter), Err(Error::Payload(BaselineError::ProofTooShort)));
+            assert_eq!(
+                run(&c, &c.leaves, shorter),
+                Err(Error::Payload(BaselineError::ProofTooShort))
+            );
         }
         let mut longer = c.items.clone();
         longer.push(c.root);
-        assert_eq!(run(&c, &c.leaves, &longer), Err(Error::Payload(BaselineError::ProofTooLong)));
+        assert_eq!(
+            run(&c, &c.leaves, &longer),
+            Err(Error::Payload(BaselineError::ProofTooLong))
+        );
     }
 }
 
@@ -116,7 +126,10 @@ fn soundness_classes_rejected() {
         for bit in 0..8 {
             let mut p = honest.clone();
             p[i] ^= 1 << bit;
-            assert!(verify::<RefHasher>(&p, &c.root, c.mmr_size, c.leaf_count).is_err(), "byte {i} bit {bit}");
+            assert!(
+                verify::<RefHasher>(&p, &c.root, c.mmr_size, c.leaf_count).is_err(),
+                "byte {i} bit {bit}"
+            );
         }
     }
     let mut trailing = honest.clone();
@@ -134,7 +147,11 @@ fn moved_leaf_and_shifted_peaks_rejected() {
     let mut rng = StdRng::seed_from_u64(3);
     let c = case(&mut rng, 3, 1);
     for pos in [0u64, 1, 3] {
-        for value in [c.root, c.leaves[0].1, c.items.first().copied().unwrap_or(c.root)] {
+        for value in [
+            c.root,
+            c.leaves[0].1,
+            c.items.first().copied().unwrap_or(c.root),
+        ] {
             let claim = [(pos, value)];
             let honest = pos == c.leaves[0].0 && value == c.leaves[0].1;
             let r = run(&c, &claim, &c.items);

@@ -1,0 +1,142 @@
+//! Runs the release binaries in `build/release` through ckb-script, the engine behind
+//! ckb-debugger and CKB itself, and reports accepted cycles or the exit code.
+//! Build them first: `./build.sh build` (`./build.sh test` does both).
+
+use ckb_testtool::ckb_types::{
+    bytes::Bytes,
+    core::{ScriptHashType, TransactionBuilder, TransactionView},
+    packed::{CellInput, CellOutput},
+    prelude::*,
+};
+use ckb_testtool::context::Context;
+use std::path::PathBuf;
+use tx_generator::Workload;
+
+pub const MAX_CYCLES: u64 = 70_000_000;
+
+/// The verifiers, by the payload format they read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verifier {
+    Baseline,
+    C,
+    Compiled,
+}
+
+impl Verifier {
+    pub fn binary_name(self) -> &'static str {
+        match self {
+            Verifier::Baseline => "baseline-verifier",
+            Verifier::C => "c-verifier",
+            Verifier::Compiled => "compiled-verifier",
+        }
+    }
+
+    pub fn binary(self) -> Bytes {
+        let path = release_dir().join(self.binary_name());
+        std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}; build it with ./build.sh build", path.display()))
+            .into()
+    }
+}
+
+pub fn release_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../build/release")
+}
+
+/// What one script run gave: accepted with its cycles, or the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Accepted(u64),
+    Rejected(i8),
+}
+
+impl Outcome {
+    pub fn code(self) -> Option<i8> {
+        match self {
+            Outcome::Accepted(_) => None,
+            Outcome::Rejected(c) => Some(c),
+        }
+    }
+}
+
+/// Exit code from ckb-script's error text ("... error code N ..."). A VM fault or any other
+/// failure has no such code and fails the test loudly.
+fn exit_code(err: &str) -> i8 {
+    let at = err
+        .find("error code ")
+        .unwrap_or_else(|| panic!("script failed without an exit code: {err}"));
+    let digits: String = err[at + 11..]
+        .chars()
+        .take_while(|c| *c == '-' || c.is_ascii_digit())
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("unparsable exit code in: {err}"))
+}
+
+/// Inputs of a transaction locked by one verifier.
+pub struct LockInput {
+    pub args: Bytes,
+    /// The witness at the input's index; `None` leaves the witness list empty.
+    pub witness: Option<Bytes>,
+}
+
+/// A transaction spending one cell locked by `verifier`, as ckb-testtool would send it.
+pub fn build_tx(context: &mut Context, verifier: Verifier, input: &LockInput) -> TransactionView {
+    let out_point = context.deploy_cell(verifier.binary());
+    let lock = context
+        .build_script_with_hash_type(&out_point, ScriptHashType::Data2, input.args.clone())
+        .expect("script");
+    let cell = context.create_cell(
+        CellOutput::new_builder()
+            .capacity(1_000_000_000_000u64)
+            .lock(lock.clone())
+            .build(),
+        Bytes::new(),
+    );
+    let output = CellOutput::new_builder()
+        .capacity(900_000_000_000u64)
+        .lock(lock)
+        .build();
+    let mut tx = TransactionBuilder::default()
+        .input(CellInput::new_builder().previous_output(cell).build())
+        .output(output)
+        .output_data(Bytes::new().pack());
+    if let Some(w) = &input.witness {
+        tx = tx.witness(w.pack());
+    }
+    context.complete_tx(tx.build())
+}
+
+/// Runs one lock script in ckb-script.
+pub fn run(verifier: Verifier, input: &LockInput) -> Outcome {
+    let mut context = Context::default();
+    let tx = build_tx(&mut context, verifier, input);
+    match context.verify_tx(&tx, MAX_CYCLES) {
+        Ok(cycles) => Outcome::Accepted(cycles),
+        Err(e) => Outcome::Rejected(exit_code(&e.to_string())),
+    }
+}
+
+/// The payload format `verifier` reads, for a workload.
+pub fn payload(verifier: Verifier, w: &Workload) -> Vec<u8> {
+    match verifier {
+        Verifier::Baseline => w.baseline_payload(),
+        Verifier::C | Verifier::Compiled => {
+            unimplemented!("compiled payloads are not wired in yet")
+        }
+    }
+}
+
+/// Args and witness for the honest proof of a workload.
+pub fn honest(verifier: Verifier, w: &Workload) -> LockInput {
+    with_payload(w, &payload(verifier, w))
+}
+
+/// Args of `w` with a witness whose lock field is `payload`.
+pub fn with_payload(w: &Workload, payload: &[u8]) -> LockInput {
+    LockInput {
+        args: w.lock_args().into(),
+        witness: Some(tx_generator::witness_args_with_lock(payload).into()),
+    }
+}

@@ -1,0 +1,259 @@
+//! The baseline lock in ckb-script: honest proofs accepted, every applicable soundness class
+//! rejected with its exact code.
+
+use baseline_proof::{encode, BaselineError};
+use mmr_lock::LockError;
+use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
+use tx_generator::{Workload, REFERENCE_SEED};
+
+const V: Verifier = Verifier::Baseline;
+
+fn code_of(w: &Workload, leaves: &[(u64, [u8; 32])], items: &[[u8; 32]]) -> Option<i8> {
+    run(V, &with_payload(w, &encode(leaves, items))).code()
+}
+
+fn small() -> Workload {
+    // 11 leaves (peaks of 8, 2 and 1 leaves), proving leaves 1, 4 and 9.
+    let leaves: Vec<[u8; 32]> = (0..11u8)
+        .map(|i| [i.wrapping_mul(37).wrapping_add(1); 32])
+        .collect();
+    Workload::from_leaves(&leaves, &[1, 4, 9]).unwrap()
+}
+
+#[test]
+fn honest_proofs_accepted() {
+    for seed in [1, 2, 3, REFERENCE_SEED] {
+        let w = Workload::from_seed(seed);
+        match run(V, &honest(V, &w)) {
+            Outcome::Accepted(cycles) => {
+                assert!(cycles > 0);
+                println!(
+                    "seed {seed}: {} leaves, {} proved, {cycles} cycles",
+                    w.leaf_count,
+                    w.proved.len()
+                );
+            }
+            other => panic!("seed {seed}: honest proof not accepted: {other:?}"),
+        }
+    }
+    let w = small();
+    assert!(matches!(run(V, &honest(V, &w)), Outcome::Accepted(_)));
+    // The one-leaf MMR: the leaf is the root, the proof is empty.
+    let one = Workload::from_leaves(&[[7; 32]], &[0]).unwrap();
+    assert!(one.proof_items.is_empty());
+    assert!(matches!(run(V, &honest(V, &one)), Outcome::Accepted(_)));
+}
+
+#[test]
+fn flipped_bytes_rejected() {
+    let w = small();
+    let payload = w.baseline_payload();
+    for i in 0..payload.len() {
+        let mut p = payload.clone();
+        p[i] ^= 0x01;
+        let code = run(V, &with_payload(&w, &p)).code();
+        assert!(code.is_some(), "flip at byte {i} accepted");
+    }
+}
+
+#[test]
+fn no_leaves_rejected() {
+    let w = small();
+    assert_eq!(
+        code_of(&w, &[], &[w.root]),
+        Some(BaselineError::NoLeaves.code())
+    );
+    assert_eq!(code_of(&w, &[], &[]), Some(BaselineError::NoLeaves.code()));
+}
+
+#[test]
+fn bad_leaf_positions_rejected() {
+    let w = small();
+    let mut l = w.proved.clone();
+    l[2].0 = w.mmr_size;
+    assert_eq!(
+        code_of(&w, &l, &w.proof_items),
+        Some(BaselineError::LeafOutOfRange.code())
+    );
+    l[2].0 = u64::MAX;
+    assert_eq!(
+        code_of(&w, &l, &w.proof_items),
+        Some(BaselineError::LeafOutOfRange.code())
+    );
+    let mut l = w.proved.clone();
+    l[0].0 = 2; // an inner node
+    assert_eq!(
+        code_of(&w, &l, &w.proof_items),
+        Some(BaselineError::NotALeaf.code())
+    );
+    // A leaf value moved to another leaf position.
+    let mut l = w.proved.clone();
+    l[0].0 = 0;
+    assert_eq!(
+        code_of(&w, &l, &w.proof_items),
+        Some(LockError::RootMismatch.code())
+    );
+    // The bagged pair of right peaks (one proof item) passed off as a leaf value.
+    let mut l = w.proved.clone();
+    l[2].1 = *w.proof_items.last().unwrap();
+    assert_eq!(
+        code_of(&w, &l, &w.proof_items),
+        Some(LockError::RootMismatch.code())
+    );
+}
+
+#[test]
+fn unsorted_and_duplicate_leaves_rejected() {
+    let w = small();
+    let mut l = w.proved.clone();
+    l.swap(0, 1);
+    assert_eq!(
+        code_of(&w, &l, &w.proof_items),
+        Some(BaselineError::LeavesUnsorted.code())
+    );
+    let mut l = w.proved.clone();
+    l[1] = l[0];
+    assert_eq!(
+        code_of(&w, &l, &w.proof_items),
+        Some(BaselineError::LeavesUnsorted.code())
+    );
+}
+
+#[test]
+fn proof_length_and_trailing_bytes_rejected() {
+    let w = small();
+    let mut items = w.proof_items.clone();
+    items.push([0; 32]);
+    assert_eq!(
+        code_of(&w, &w.proved, &items),
+        Some(BaselineError::ProofTooLong.code())
+    );
+    assert_eq!(
+        code_of(&w, &w.proved, &w.proof_items[1..]),
+        Some(BaselineError::ProofTooShort.code())
+    );
+    // An unconsumed leaf: one more leaf than the proof covers.
+    let mut l = w.proved.clone();
+    l.push((w.mmr_size - 1, [9; 32]));
+    assert!(code_of(&w, &l, &w.proof_items).is_some());
+    let mut p = w.baseline_payload();
+    p.push(0);
+    assert_eq!(
+        run(V, &with_payload(&w, &p)).code(),
+        Some(BaselineError::TrailingBytes.code())
+    );
+    let p = w.baseline_payload();
+    for cut in [0, 3, 4, 20, p.len() - 1] {
+        assert_eq!(
+            run(V, &with_payload(&w, &p[..cut])).code(),
+            Some(BaselineError::Truncated.code()),
+            "cut {cut}"
+        );
+    }
+    // Item and leaf lengths cannot split or join bytes: a count that claims more data than
+    // there is is a truncation.
+    let mut p = w.baseline_payload();
+    p[0] = p[0].wrapping_add(1);
+    assert_eq!(
+        run(V, &with_payload(&w, &p)).code(),
+        Some(BaselineError::Truncated.code())
+    );
+}
+
+#[test]
+fn non_canonical_mmr_size_rejected() {
+    let w = small();
+    for size in [0u64, 20, 21, 5036, 1 << 51, u64::MAX] {
+        let mut args = w.lock_args();
+        args[32..].copy_from_slice(&size.to_le_bytes());
+        let input = LockInput {
+            args: args.into(),
+            ..with_payload(&w, &w.baseline_payload())
+        };
+        assert_eq!(
+            run(V, &input).code(),
+            Some(LockError::MmrSizeInvalid.code()),
+            "size {size}"
+        );
+    }
+    // A canonical but different size changes the shape: rejected, never accepted.
+    let mut args = w.lock_args();
+    args[32..].copy_from_slice(&22u64.to_le_bytes());
+    let input = LockInput {
+        args: args.into(),
+        ..with_payload(&w, &w.baseline_payload())
+    };
+    assert!(run(V, &input).code().is_some());
+}
+
+#[test]
+fn lock_level_errors() {
+    let w = small();
+    let good = with_payload(&w, &w.baseline_payload());
+    for len in [0usize, 39, 41, 200] {
+        let mut args = w.lock_args();
+        args.resize(len, 0);
+        let input = LockInput {
+            args: args.into(),
+            witness: good.witness.clone(),
+        };
+        assert_eq!(
+            run(V, &input).code(),
+            Some(LockError::ArgsLength.code()),
+            "args len {len}"
+        );
+    }
+    let missing = LockInput {
+        args: good.args.clone(),
+        witness: None,
+    };
+    assert_eq!(
+        run(V, &missing).code(),
+        Some(LockError::WitnessMissing.code())
+    );
+    let witness = good.witness.clone().unwrap();
+    let truncated = LockInput {
+        args: good.args.clone(),
+        witness: Some(witness.slice(..witness.len() - 1)),
+    };
+    assert_eq!(
+        run(V, &truncated).code(),
+        Some(LockError::WitnessEncoding.code())
+    );
+    let not_molecule = LockInput {
+        args: good.args.clone(),
+        witness: Some(vec![1, 2, 3].into()),
+    };
+    assert_eq!(
+        run(V, &not_molecule).code(),
+        Some(LockError::WitnessEncoding.code())
+    );
+    // WitnessArgs with an absent lock field.
+    let no_lock: Vec<u8> = [16u32, 16, 16, 16]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let input = LockInput {
+        args: good.args.clone(),
+        witness: Some(no_lock.into()),
+    };
+    assert_eq!(
+        run(V, &input).code(),
+        Some(LockError::LockFieldMissing.code())
+    );
+    // A witness larger than the buffer is rejected, never read in part.
+    let mut payload = w.baseline_payload();
+    payload.resize(mmr_lock::MAX_WITNESS_SIZE, 0);
+    assert_eq!(
+        run(V, &with_payload(&w, &payload)).code(),
+        Some(LockError::WitnessTooLarge.code())
+    );
+    // Exactly at the limit fits and reaches the payload checks.
+    let exact = mmr_lock::MAX_WITNESS_SIZE - 20;
+    let mut payload = w.baseline_payload();
+    payload.resize(exact, 0);
+    assert_eq!(
+        run(V, &with_payload(&w, &payload)).code(),
+        Some(BaselineError::TrailingBytes.code())
+    );
+}
