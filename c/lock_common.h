@@ -42,13 +42,28 @@ static inline uint64_t mmr_popcount64(uint64_t x) {
   return (uint64_t)__builtin_popcountll(x);
 }
 
+/* Little-endian reads at any alignment. On little-endian targets a fixed-size memcpy into
+ * a local, which compilers turn into one load (CKB-VM allows misaligned loads; the build
+ * passes -mno-strict-align); elsewhere byte by byte. */
 static inline uint32_t mmr_read_u32_le(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint32_t v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+#else
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
          ((uint32_t)p[3] << 24);
+#endif
 }
 
 static inline uint64_t mmr_read_u64_le(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+#else
   return (uint64_t)mmr_read_u32_le(p) | ((uint64_t)mmr_read_u32_le(p + 4) << 32);
+#endif
 }
 
 /* Size of an MMR with n leaves: 2n - popcount(n). Callers keep n <= 2^62. */

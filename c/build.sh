@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds the C MMR verifier (CKB lock script) for CKB-VM (RISC-V rv64imc + B extension).
+#
+#   c/build.sh                 clang-19 + ld.lld-19  -> build/release/c-verifier{,.debug}
+#   C_COMPILER=gcc c/build.sh  riscv64-unknown-elf-gcc (GCC 12) -> the same file names
+#   (CC=gcc is accepted as a synonym; any other CC value is ignored.)
+#
+# Environment:
+#   CKB_C_STDLIB   path to ckb-c-stdlib (skips the lookup through cargo metadata)
+#   OUT_DIR        output directory (default build/release)
+#   OUT_NAME       output file name (default c-verifier)
+#
+# ckb-c-stdlib is a dependency, never copied: c/find-stdlib.sh finds it inside the ckb-std
+# crate through `cargo metadata`.
+set -euo pipefail
+
+die() { echo "c/build.sh: error: $*" >&2; exit 1; }
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+compiler="${C_COMPILER:-}"
+if [ -z "$compiler" ]; then
+    case "${CC:-}" in
+        gcc | riscv64-unknown-elf-gcc) compiler=gcc ;;
+        *) compiler=clang ;;
+    esac
+fi
+
+# ---- locate ckb-c-stdlib ----------------------------------------------------------------
+. c/find-stdlib.sh
+STDLIB="$(find_stdlib)"
+[ -n "$STDLIB" ] && [ -f "$STDLIB/blake2b.h" ] && [ -f "$STDLIB/libc/entry.h" ] ||
+    die "ckb-c-stdlib not found (cargo metadata found no ckb-std package; run 'cargo fetch' or set CKB_C_STDLIB)"
+
+# ---- toolchain --------------------------------------------------------------------------
+MARCH="rv64imc_zba_zbb_zbc_zbs"
+COMMON=(-march="$MARCH" -mabi=lp64 ${OPT:--O3} -g -nostdinc -nostdlib -static
+    -Wall -Wextra -Werror -fno-builtin-printf -fdata-sections -ffunction-sections
+    -fvisibility=hidden -fno-asynchronous-unwind-tables -fno-unwind-tables
+    -isystem "$STDLIB/libc" -isystem "$STDLIB" -isystem "$STDLIB/molecule" -I c)
+
+if [ "$compiler" = gcc ]; then
+    CCBIN=riscv64-unknown-elf-gcc
+    command -v "$CCBIN" >/dev/null 2>&1 ||
+        die "$CCBIN not found (apt-get install gcc-riscv64-unknown-elf)"
+    # GCC 12 accepts the zba/zbb/zbc/zbs march string, so both compilers target the same ISA.
+    # gc-sections drops the unused parts of ckb-c-stdlib; -lgcc for any helper GCC emits.
+    FLAGS=("${COMMON[@]}" -fno-stack-protector -Wl,--gc-sections -Wl,--build-id=none)
+    LIBS=(-lgcc)
+else
+    CCBIN=clang-19
+    command -v "$CCBIN" >/dev/null 2>&1 ||
+        die "$CCBIN not found (apt-get install clang-19 lld-19 llvm-19)"
+    # clang-19 finds ld.lld next to itself (/usr/lib/llvm-19/bin), installed by lld-19.
+    command -v ld.lld-19 >/dev/null 2>&1 || die "ld.lld-19 not found (apt-get install lld-19)"
+    FLAGS=(--target=riscv64 "${COMMON[@]}" -fuse-ld=lld -Wl,--gc-sections
+        -Wl,--build-id=none)
+    LIBS=()
+fi
+
+STRIP=""
+for s in llvm-objcopy-19 llvm-objcopy riscv64-unknown-elf-objcopy; do
+    if command -v "$s" >/dev/null 2>&1; then STRIP="$s"; break; fi
+done
+[ -n "$STRIP" ] || die "no objcopy found (apt-get install llvm-19)"
+
+OUT_DIR="${OUT_DIR:-build/release}"
+OUT_NAME="${OUT_NAME:-c-verifier}"
+mkdir -p "$OUT_DIR"
+OUT="$OUT_DIR/$OUT_NAME"
+
+"$CCBIN" "${FLAGS[@]}" -o "$OUT.debug" c/verifier.c "${LIBS[@]}"
+
+"$STRIP" --strip-all "$OUT.debug" "$OUT"
+size=$(wc -c <"$OUT")
+echo "c-verifier ($compiler): $OUT, stripped $size bytes (debug copy $OUT.debug)"

@@ -1,0 +1,410 @@
+/*
+ * Native test harness for the C verifier: runs c/mmr_lock.h (lock plumbing + compiled
+ * proof) on test vectors, hashing with ckb-c-stdlib's blake2b.h compiled natively, and
+ * emulating the two loads of c/verifier.c (args, witness 0 of the group inputs).
+ *
+ * Usage: harness [-v] FILE...      run every vector of every file
+ *        harness --self-test       built-in checks of lock_common.h
+ *        harness --root PAYLOAD_HEX MMR_SIZE
+ *                                  print the root a payload computes (or its exit code)
+ *
+ * Vector files: one vector per line; blank lines and lines starting with '#' are ignored.
+ * Tokens are separated by spaces or tabs; "-" is an empty byte string.
+ *   P <payload_hex> <root_hex> <mmr_size> <expected_code> [label...]
+ *       args = root (32 bytes) || mmr_size (u64 LE); witness 0 = WitnessArgs { lock:
+ *       Some(payload), input_type: None, output_type: None }.
+ *   L <args_hex> <witness_hex|none> <expected_code> [label...]
+ *       raw script args and raw witness 0 bytes ("none": the group has no witness 0).
+ * mmr_size is decimal or 0x-prefixed hex; expected_code is decimal 0-255.
+ *
+ * Every byte string is copied into a malloc'd buffer of exactly its size so that
+ * AddressSanitizer catches any read past the end.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blake2b.h"
+#include "mmr_lock.h"
+
+static blake2b_state g_blake2b_init;
+static uint64_t g_merges;
+
+static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]) {
+  blake2b_state s = g_blake2b_init;
+  blake2b_update(&s, left, 32);
+  blake2b_update(&s, right, 32);
+  blake2b_final(&s, out, 32);
+  g_merges++;
+}
+
+/* ---- the lock, as c/verifier.c runs it, with the syscalls emulated ------------------- */
+
+/* witness == NULL: no witness 0 in the group. */
+static int run_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
+                    uint64_t witness_len) {
+  mmr_lock_args_t a;
+  int rc = mmr_parse_args(args, args_len, &a);
+  if (rc != MMR_OK) {
+    return rc;
+  }
+  if (witness == NULL) {
+    return MMR_ERR_WITNESS_MISSING;
+  }
+  if (witness_len > MMR_MAX_WITNESS_SIZE) {
+    return MMR_ERR_WITNESS_TOO_LARGE;
+  }
+  /* The contract holds the witness in a 64 KiB static buffer; copy it into an exact one. */
+  uint8_t *w = malloc(witness_len ? witness_len : 1);
+  if (w == NULL) {
+    abort();
+  }
+  memcpy(w, witness, witness_len);
+  rc = mmr_lock_verify_witness(&a, w, witness_len);
+  free(w);
+  return rc;
+}
+
+/* ---- parsing ----------------------------------------------------------------------- */
+
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Decodes tok ("-" = empty) into a malloc'd buffer of exactly its size. */
+static int parse_hex(const char *tok, uint8_t **out, uint64_t *len) {
+  if (strcmp(tok, "-") == 0) {
+    *out = malloc(1);
+    *len = 0;
+    return *out != NULL;
+  }
+  size_t n = strlen(tok);
+  if (n % 2 != 0) {
+    return 0;
+  }
+  uint8_t *buf = malloc(n / 2 ? n / 2 : 1);
+  if (buf == NULL) {
+    return 0;
+  }
+  for (size_t i = 0; i < n / 2; i++) {
+    int hi = hexval((unsigned char)tok[2 * i]), lo = hexval((unsigned char)tok[2 * i + 1]);
+    if (hi < 0 || lo < 0) {
+      free(buf);
+      return 0;
+    }
+    buf[i] = (uint8_t)(hi * 16 + lo);
+  }
+  *out = buf;
+  *len = n / 2;
+  return 1;
+}
+
+static int parse_u64(const char *tok, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (tok[0] == '-' || tok[0] == '+' || tok[0] == '\0') {
+    return 0;
+  }
+  unsigned long long v = strtoull(tok, &end, 0);
+  if (errno != 0 || *end != '\0') {
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+static void put_u32(uint8_t *p, uint64_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
+}
+
+/* WitnessArgs { lock: Some(payload), input_type: None, output_type: None } */
+static uint8_t *witness_args_with_lock(const uint8_t *payload, uint64_t n, uint64_t *len) {
+  *len = 16 + 4 + n;
+  uint8_t *w = malloc(*len);
+  if (w == NULL) {
+    abort();
+  }
+  put_u32(w, *len);
+  put_u32(w + 4, 16);
+  put_u32(w + 8, *len);
+  put_u32(w + 12, *len);
+  put_u32(w + 16, n);
+  if (n) {
+    memcpy(w + 20, payload, n);
+  }
+  return w;
+}
+
+#define MAX_TOKENS 8
+
+static int split(char *line, char **tok) {
+  int n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+    if (n < MAX_TOKENS) {
+      tok[n] = t;
+    }
+    n++;
+  }
+  return n;
+}
+
+/* Runs one vector line. Returns 1 pass, 0 fail, -1 malformed line. */
+static int run_line(char *line, int *got, int *want) {
+  char *tok[MAX_TOKENS];
+  int n = split(line, tok);
+  if (n == 0) {
+    return -1;
+  }
+  uint64_t expected;
+  if (strcmp(tok[0], "P") == 0 && n >= 5) {
+    uint8_t *payload, *root;
+    uint64_t payload_len, root_len, mmr_size;
+    if (!parse_u64(tok[4], &expected) || expected > 255 || !parse_u64(tok[3], &mmr_size)) {
+      return -1;
+    }
+    if (!parse_hex(tok[1], &payload, &payload_len)) {
+      return -1;
+    }
+    if (!parse_hex(tok[2], &root, &root_len) || root_len != 32) {
+      free(payload);
+      return -1;
+    }
+    uint8_t args[MMR_ARGS_LEN];
+    memcpy(args, root, 32);
+    for (int i = 0; i < 8; i++) {
+      args[32 + i] = (uint8_t)(mmr_size >> (8 * i));
+    }
+    uint64_t wlen;
+    uint8_t *w = witness_args_with_lock(payload, payload_len, &wlen);
+    *got = run_lock(args, sizeof args, w, wlen);
+    free(w);
+    free(payload);
+    free(root);
+  } else if (strcmp(tok[0], "L") == 0 && n >= 4) {
+    uint8_t *args, *w = NULL;
+    uint64_t args_len, wlen = 0;
+    if (!parse_u64(tok[3], &expected) || expected > 255) {
+      return -1;
+    }
+    if (!parse_hex(tok[1], &args, &args_len)) {
+      return -1;
+    }
+    if (strcmp(tok[2], "none") != 0 && !parse_hex(tok[2], &w, &wlen)) {
+      free(args);
+      return -1;
+    }
+    *got = run_lock(args, args_len, w, wlen);
+    free(args);
+    free(w);
+  } else {
+    return -1;
+  }
+  *want = (int)expected;
+  return *got == *want;
+}
+
+static int run_file(const char *path, int verbose, long *passed, long *failed) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+    (*failed)++;
+    return 0;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t got_len;
+  long lineno = 0;
+  while ((got_len = getline(&line, &cap, f)) != -1) {
+    lineno++;
+    const char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0') {
+      continue;
+    }
+    /* the start of the line, for messages (run_line splits the line in place) */
+    char label[64];
+    size_t label_len = strcspn(p, "\r\n");
+    snprintf(label, sizeof label, "%.*s", (int)(label_len < 60 ? label_len : 60), p);
+    int got = -1, want = -1;
+    int r = run_line(line, &got, &want);
+    if (r < 0) {
+      fprintf(stderr, "%s:%ld: malformed vector line\n", path, lineno);
+      (*failed)++;
+    } else if (r == 0) {
+      fprintf(stderr, "%s:%ld: FAIL: expected %d, got %d  (%s...)\n", path, lineno, want, got,
+              label);
+      (*failed)++;
+    } else {
+      if (verbose) {
+        printf("%s:%ld: ok %d\n", path, lineno, got);
+      }
+      (*passed)++;
+    }
+  }
+  free(line);
+  fclose(f);
+  return 1;
+}
+
+/* ---- self test of lock_common.h ------------------------------------------------------ */
+
+static int g_self_failures;
+#define CHECK(cond)                                                     \
+  do {                                                                  \
+    if (!(cond)) {                                                      \
+      fprintf(stderr, "self-test %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+      g_self_failures++;                                                \
+    }                                                                   \
+  } while (0)
+
+static int leaf_count_or_zero(uint64_t size) {
+  uint64_t n = 0;
+  return mmr_leaf_count(size, &n) == MMR_OK ? (int)n : 0;
+}
+
+static void self_test(void) {
+  /* canonical sizes, by building MMRs incrementally */
+  uint64_t size = 0;
+  int peaks = 0;
+  unsigned heights[64];
+  static uint64_t expected_leaves[20000];
+  for (uint64_t n = 1; n < 5000; n++) {
+    heights[peaks++] = 0;
+    size++;
+    while (peaks >= 2 && heights[peaks - 1] == heights[peaks - 2]) {
+      peaks--;
+      heights[peaks - 1]++;
+      size++;
+    }
+    CHECK(mmr_size_of(n) == size);
+    expected_leaves[size] = n;
+  }
+  for (uint64_t s = 0; s < size; s++) {
+    CHECK((uint64_t)leaf_count_or_zero(s) == expected_leaves[s]);
+  }
+  uint64_t n = 0;
+  CHECK(mmr_leaf_count(5034, &n) == MMR_OK && n == 2520);
+  CHECK(mmr_leaf_count(MMR_MAX_MMR_SIZE + 1, &n) == MMR_ERR_MMR_SIZE_INVALID);
+  CHECK(mmr_leaf_count(UINT64_MAX, &n) == MMR_ERR_MMR_SIZE_INVALID);
+  uint64_t big = MMR_MAX_MMR_SIZE / 2 - 1;
+  CHECK(mmr_leaf_count(mmr_size_of(big), &n) == MMR_OK && n == big);
+  /* 2^50 itself: 2n - popcount(n) = 2^50 has a solution? check against brute force */
+  {
+    uint64_t m = MMR_MAX_MMR_SIZE, found = 0;
+    for (uint64_t k = m / 2; k < m / 2 + 60; k++) {
+      if (mmr_size_of(k) == m) found = k;
+    }
+    CHECK((mmr_leaf_count(m, &n) == MMR_OK) == (found != 0));
+  }
+
+  /* args */
+  uint8_t args[41] = {0};
+  mmr_lock_args_t a;
+  CHECK(mmr_parse_args(args, 39, &a) == MMR_ERR_ARGS_LENGTH);
+  CHECK(mmr_parse_args(args, 41, &a) == MMR_ERR_ARGS_LENGTH);
+  CHECK(mmr_parse_args(args, 40, &a) == MMR_ERR_MMR_SIZE_INVALID);
+  args[32] = 4; /* size 4 = 3 leaves */
+  CHECK(mmr_parse_args(args, 40, &a) == MMR_OK && a.leaf_count == 3 && a.mmr_size == 4);
+  args[39] = 1;
+  CHECK(mmr_parse_args(args, 40, &a) == MMR_ERR_MMR_SIZE_INVALID);
+
+  /* WitnessArgs, as mmr_lock::witness's tests */
+  const uint8_t *lock;
+  uint64_t lock_len;
+  uint64_t wlen;
+  uint8_t *w = witness_args_with_lock((const uint8_t *)"abcdef", 6, &wlen);
+  CHECK(mmr_lock_field(w, wlen, &lock, &lock_len) == MMR_OK && lock_len == 6 &&
+        memcmp(lock, "abcdef", 6) == 0);
+  for (uint64_t cut = 0; cut < wlen; cut++) {
+    uint8_t *c = malloc(cut ? cut : 1);
+    memcpy(c, w, cut);
+    CHECK(mmr_lock_field(c, cut, &lock, &lock_len) == MMR_ERR_WITNESS_ENCODING);
+    free(c);
+  }
+  {
+    uint8_t *longer = malloc(wlen + 1);
+    memcpy(longer, w, wlen);
+    longer[wlen] = 0;
+    CHECK(mmr_lock_field(longer, wlen + 1, &lock, &lock_len) == MMR_ERR_WITNESS_ENCODING);
+    free(longer);
+  }
+  w[16] = 5;
+  CHECK(mmr_lock_field(w, wlen, &lock, &lock_len) == MMR_ERR_WITNESS_ENCODING);
+  w[16] = 6;
+  w[4] = 12;
+  CHECK(mmr_lock_field(w, wlen, &lock, &lock_len) == MMR_ERR_WITNESS_ENCODING);
+  w[4] = 16;
+  w[8] = 200;
+  CHECK(mmr_lock_field(w, wlen, &lock, &lock_len) == MMR_ERR_WITNESS_ENCODING);
+  w[8] = (uint8_t)wlen;
+  CHECK(mmr_lock_field(w, wlen, &lock, &lock_len) == MMR_OK);
+  free(w);
+  /* lock Some(empty); lock None with input Some("x") -> 6 */
+  w = witness_args_with_lock(NULL, 0, &wlen);
+  CHECK(mmr_lock_field(w, wlen, &lock, &lock_len) == MMR_OK && lock_len == 0);
+  free(w);
+  {
+    uint8_t none_lock[21] = {21, 0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0, 21, 0, 0, 0, 1, 0, 0, 0, 'x'};
+    CHECK(mmr_lock_field(none_lock, 21, &lock, &lock_len) == MMR_ERR_LOCK_FIELD_MISSING);
+    /* lock None but output_type malformed: the encoding error wins */
+    uint8_t bad_out[21] = {21, 0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0, 2, 0, 0, 0, 'x'};
+    CHECK(mmr_lock_field(bad_out, 21, &lock, &lock_len) == MMR_ERR_WITNESS_ENCODING);
+    uint8_t all_none[16] = {16, 0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0};
+    CHECK(mmr_lock_field(all_none, 16, &lock, &lock_len) == MMR_ERR_LOCK_FIELD_MISSING);
+  }
+}
+
+/* ---- main ---------------------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+  ckb_blake2b_init(&g_blake2b_init, 32);
+  if (argc >= 2 && strcmp(argv[1], "--self-test") == 0) {
+    self_test();
+    printf("self-test: %d failures\n", g_self_failures);
+    return g_self_failures != 0;
+  }
+  if (argc == 4 && strcmp(argv[1], "--root") == 0) {
+    uint8_t *payload;
+    uint64_t len, mmr_size, leaves;
+    if (!parse_hex(argv[2], &payload, &len) || !parse_u64(argv[3], &mmr_size)) {
+      fprintf(stderr, "usage: harness --root PAYLOAD_HEX MMR_SIZE\n");
+      return 2;
+    }
+    int rc = mmr_leaf_count(mmr_size, &leaves);
+    uint8_t root[32];
+    if (rc == MMR_OK) {
+      rc = cp_compute_root(payload, len, leaves, root);
+    }
+    free(payload);
+    if (rc != MMR_OK) {
+      printf("code %d\n", rc);
+      return 1;
+    }
+    for (int i = 0; i < 32; i++) printf("%02x", root[i]);
+    printf("\n");
+    return 0;
+  }
+  int verbose = 0, first = 1;
+  if (argc >= 2 && strcmp(argv[1], "-v") == 0) {
+    verbose = 1;
+    first = 2;
+  }
+  if (first >= argc) {
+    fprintf(stderr, "usage: harness [-v] FILE... | --self-test | --root PAYLOAD_HEX MMR_SIZE\n");
+    return 2;
+  }
+  long passed = 0, failed = 0;
+  for (int i = first; i < argc; i++) {
+    run_file(argv[i], verbose, &passed, &failed);
+  }
+  printf("%ld passed, %ld failed\n", passed, failed);
+  return failed != 0;
+}
