@@ -1,0 +1,188 @@
+//! Shared test fixtures: the blake2b merge, an in-memory MMR store, proof helpers.
+#![allow(dead_code)]
+
+use std::cell::RefCell;
+
+use ckb_merkle_mountain_range::{MMRStoreReadOps, MMRStoreWriteOps, MMR};
+use compiled_proof::{compile, FormatError};
+use mmr_lock::mmr::{leaf_index_to_pos, mmr_size_of};
+use rand::{Rng, RngCore};
+
+pub type Hash = [u8; 32];
+
+pub fn merge(left: &Hash, right: &Hash) -> Hash {
+    let mut out = [0u8; 32];
+    let mut hasher = blake2b_rs::Blake2bBuilder::new(32)
+        .personal(b"ckb-default-hash")
+        .build();
+    hasher.update(left);
+    hasher.update(right);
+    hasher.finalize(&mut out);
+    out
+}
+
+/// blake2b-256 "ckb-default-hash" for both our verifier and upstream.
+pub struct Blake;
+
+impl compiled_proof::Merge for Blake {
+    fn merge(left: &Hash, right: &Hash, out: &mut Hash) {
+        *out = merge(left, right);
+    }
+}
+
+impl ckb_merkle_mountain_range::Merge for Blake {
+    type Item = Hash;
+    fn merge(left: &Hash, right: &Hash) -> ckb_merkle_mountain_range::Result<Hash> {
+        Ok(merge(left, right))
+    }
+}
+
+/// Append-only node store; `&VecStore` is the MMR's store.
+#[derive(Default)]
+pub struct VecStore(RefCell<Vec<Hash>>);
+
+impl MMRStoreReadOps<Hash> for &VecStore {
+    fn get_elem(&self, pos: u64) -> ckb_merkle_mountain_range::Result<Option<Hash>> {
+        Ok(self.0.borrow().get(pos as usize).copied())
+    }
+}
+
+impl MMRStoreWriteOps<Hash> for &VecStore {
+    fn append(&mut self, pos: u64, elems: Vec<Hash>) -> ckb_merkle_mountain_range::Result<()> {
+        let mut nodes = self.0.borrow_mut();
+        assert_eq!(pos as usize, nodes.len());
+        nodes.extend(elems);
+        Ok(())
+    }
+}
+
+/// An MMR of `leaves.len()` leaves; every prefix of it is the MMR of the first leaves.
+pub struct Fixture {
+    pub store: VecStore,
+    pub leaves: Vec<Hash>,
+}
+
+impl Fixture {
+    pub fn with_leaves(leaves: Vec<Hash>) -> Self {
+        let store = VecStore::default();
+        {
+            let mut mmr = MMR::<Hash, Blake, &VecStore>::new(0, &store);
+            for leaf in &leaves {
+                mmr.push(*leaf).unwrap();
+                mmr.commit().unwrap();
+            }
+        }
+        Fixture { store, leaves }
+    }
+
+    pub fn random(rng: &mut impl RngCore, n: usize) -> Self {
+        let leaves = (0..n)
+            .map(|_| {
+                let mut leaf = [0u8; 32];
+                rng.fill_bytes(&mut leaf);
+                leaf
+            })
+            .collect();
+        Self::with_leaves(leaves)
+    }
+
+    pub fn mmr(&self, leaf_count: u64) -> MMR<Hash, Blake, &VecStore> {
+        MMR::new(mmr_size_of(leaf_count), &self.store)
+    }
+
+    pub fn root(&self, leaf_count: u64) -> Hash {
+        self.mmr(leaf_count).get_root().unwrap()
+    }
+
+    /// Node at MMR position `pos`.
+    pub fn node(&self, pos: u64) -> Hash {
+        self.store.0.borrow()[pos as usize]
+    }
+
+    /// Upstream proof items for the (sorted) leaf indexes.
+    pub fn proof_items(&self, leaf_count: u64, indexes: &[u64]) -> Vec<Hash> {
+        let positions = indexes.iter().map(|&i| leaf_index_to_pos(i)).collect();
+        let proof = self.mmr(leaf_count).gen_proof(positions).unwrap();
+        proof.proof_items().to_vec()
+    }
+
+    pub fn position_leaves(&self, indexes: &[u64]) -> Vec<(u64, Hash)> {
+        indexes
+            .iter()
+            .map(|&i| (leaf_index_to_pos(i), self.leaves[i as usize]))
+            .collect()
+    }
+
+    /// Upstream `gen_proof` compiled into a payload.
+    pub fn payload(&self, leaf_count: u64, indexes: &[u64]) -> Vec<u8> {
+        let items = self.proof_items(leaf_count, indexes);
+        compile(
+            mmr_size_of(leaf_count),
+            &items,
+            &self.position_leaves(indexes),
+        )
+        .unwrap()
+    }
+
+    /// Upstream verification of the same statement.
+    pub fn upstream_verify(&self, leaf_count: u64, indexes: &[u64]) -> bool {
+        let positions = indexes.iter().map(|&i| leaf_index_to_pos(i)).collect();
+        let mmr = self.mmr(leaf_count);
+        let proof = mmr.gen_proof(positions).unwrap();
+        proof
+            .verify(self.root(leaf_count), self.position_leaves(indexes))
+            .unwrap()
+    }
+}
+
+pub fn verify(payload: &[u8], root: &Hash, leaf_count: u64) -> Result<(), FormatError> {
+    compiled_proof::verify::<Blake>(payload, root, leaf_count)
+}
+
+pub fn compute_root(payload: &[u8], leaf_count: u64) -> Result<Hash, FormatError> {
+    compiled_proof::compute_root::<Blake>(payload, leaf_count)
+}
+
+/// `k` distinct sorted indexes below `n`.
+pub fn sample_indexes(rng: &mut impl Rng, n: u64, k: usize) -> Vec<u64> {
+    let mut v: Vec<u64> = rand::seq::index::sample(rng, n as usize, k)
+        .into_iter()
+        .map(|i| i as u64)
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Peaks of an MMR with `leaf_count` leaves as `(first, height)`, left to right.
+pub fn peaks(leaf_count: u64) -> Vec<(u64, u32)> {
+    let mut start = 0;
+    let mut out = Vec::new();
+    for h in (0..64u32).rev() {
+        if leaf_count >> h & 1 == 1 {
+            out.push((start, h));
+            start += 1 << h;
+        }
+    }
+    out
+}
+
+/// Hash of the node `(first, height)` computed from the leaf values.
+pub fn node_hash(leaves: &[Hash], first: u64, height: u32) -> Hash {
+    if height == 0 {
+        return leaves[first as usize];
+    }
+    let half = 1u64 << (height - 1);
+    merge(
+        &node_hash(leaves, first, height - 1),
+        &node_hash(leaves, first + half, height - 1),
+    )
+}
+
+/// Bag peak hashes from the right.
+pub fn bag(peaks: &[Hash]) -> Hash {
+    let mut acc = *peaks.last().unwrap();
+    for p in peaks.iter().rev().skip(1) {
+        acc = merge(&acc, p);
+    }
+    acc
+}
