@@ -1,0 +1,466 @@
+//! A `no_std`, allocation-free BLAKE2b (RFC 7693) for CKB contracts.
+//!
+//! * [`Blake2bBuilder`] computes the initial chaining value `h = IV ^ parameter block` in a
+//!   `const fn`, so [`CKB_HASH_BUILDER`] (blake2b-256, personalization `ckb-default-hash`)
+//!   costs nothing at run time.
+//! * [`Blake2b`] is the streaming hasher; [`Blake2bBuilder::build_from_ref`] and
+//!   [`Blake2b::finalize_from_ref`] re-initialise and finish it in place, without moving the
+//!   ~220-byte state around.
+//! * [`merge_into`] is the MMR merge `blake2b-256/ckb-default-hash(left || right)` for two
+//!   32-byte children, specialised to exactly one compression with a constant initial state,
+//!   message words 8..15 equal to zero, `t = 64` and the final-block flag set.
+//!
+//! [`merge_generic`] and [`merge_const_builder`] compute the same merge through the generic
+//! path; they exist so the cost of each specialisation can be measured.
+//!
+//! On riscv64, 64-bit loads and stores of byte arrays use a single (possibly misaligned)
+//! `ld`/`sd` through inline assembly, which CKB-VM executes at full speed; see `mem.rs`. This
+//! is the only `unsafe` in the crate; on every other target the crate forbids `unsafe`.
+
+#![no_std]
+#![cfg_attr(
+    any(not(target_arch = "riscv64"), feature = "portable"),
+    forbid(unsafe_code)
+)]
+#![cfg_attr(
+    all(target_arch = "riscv64", not(feature = "portable")),
+    deny(unsafe_code)
+)]
+
+mod mem;
+
+use mem::{load, store};
+
+/// The personalization CKB uses for all its blake2b-256 hashes.
+pub const CKB_PERSONALIZATION: [u8; 16] = *b"ckb-default-hash";
+
+/// Block size in bytes.
+pub const BLOCK_LEN: usize = 128;
+/// Largest digest length.
+pub const MAX_OUT_LEN: usize = 64;
+/// Largest key length.
+pub const MAX_KEY_LEN: usize = 64;
+
+/// The BLAKE2b initialisation vector (RFC 7693, section 2.6).
+const IV: [u64; 8] = [
+    0x6a09_e667_f3bc_c908,
+    0xbb67_ae85_84ca_a73b,
+    0x3c6e_f372_fe94_f82b,
+    0xa54f_f53a_5f1d_36f1,
+    0x510e_527f_ade6_82d1,
+    0x9b05_688c_2b3e_6c1f,
+    0x1f83_d9ab_fb41_bd6b,
+    0x5be0_cd19_137e_2179,
+];
+
+/// Message schedule (RFC 7693, section 2.7). Rounds 10 and 11 reuse rows 0 and 1.
+const SIGMA: [[usize; 16]; 10] = [
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+    [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
+    [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
+    [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
+    [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
+    [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
+    [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
+    [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
+    [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
+    [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
+];
+
+/// Parameter block word 0 without digest and key length: fanout = 1, depth = 1.
+const PARAM0_BASE: u64 = 0x0101_0000;
+
+/// The mixing function G (RFC 7693, section 3.1) on working vector entries a, b, c, d.
+/// All indices are literals, so after inlining `v` lives in registers.
+macro_rules! g {
+    ($v:ident, $a:literal, $b:literal, $c:literal, $d:literal, $x:expr, $y:expr) => {
+        $v[$a] = $v[$a].wrapping_add($v[$b]).wrapping_add($x);
+        $v[$d] = ($v[$d] ^ $v[$a]).rotate_right(32);
+        $v[$c] = $v[$c].wrapping_add($v[$d]);
+        $v[$b] = ($v[$b] ^ $v[$c]).rotate_right(24);
+        $v[$a] = $v[$a].wrapping_add($v[$b]).wrapping_add($y);
+        $v[$d] = ($v[$d] ^ $v[$a]).rotate_right(16);
+        $v[$c] = $v[$c].wrapping_add($v[$d]);
+        $v[$b] = ($v[$b] ^ $v[$c]).rotate_right(63);
+    };
+}
+
+/// One round: columns, then diagonals, with the message permutation of round `$r`
+/// resolved at compile time.
+macro_rules! round {
+    ($v:ident, $m:ident, $r:literal) => {{
+        const S: [usize; 16] = SIGMA[$r % 10];
+        g!($v, 0, 4, 8, 12, $m[S[0]], $m[S[1]]);
+        g!($v, 1, 5, 9, 13, $m[S[2]], $m[S[3]]);
+        g!($v, 2, 6, 10, 14, $m[S[4]], $m[S[5]]);
+        g!($v, 3, 7, 11, 15, $m[S[6]], $m[S[7]]);
+        g!($v, 0, 5, 10, 15, $m[S[8]], $m[S[9]]);
+        g!($v, 1, 6, 11, 12, $m[S[10]], $m[S[11]]);
+        g!($v, 2, 7, 8, 13, $m[S[12]], $m[S[13]]);
+        g!($v, 3, 4, 9, 14, $m[S[14]], $m[S[15]]);
+    }};
+}
+
+/// The twelve rounds, fully unrolled. Inlined into both the generic compression function
+/// and the merge kernel, where constant message words (zeros) fold away.
+#[inline(always)]
+fn rounds(v: &mut [u64; 16], m: &[u64; 16]) {
+    round!(v, m, 0);
+    round!(v, m, 1);
+    round!(v, m, 2);
+    round!(v, m, 3);
+    round!(v, m, 4);
+    round!(v, m, 5);
+    round!(v, m, 6);
+    round!(v, m, 7);
+    round!(v, m, 8);
+    round!(v, m, 9);
+    round!(v, m, 10);
+    round!(v, m, 11);
+}
+
+/// Loads the 16 little-endian message words of a block.
+#[inline(always)]
+fn load_block(b: &[u8; BLOCK_LEN]) -> [u64; 16] {
+    [
+        load::<0, BLOCK_LEN>(b),
+        load::<8, BLOCK_LEN>(b),
+        load::<16, BLOCK_LEN>(b),
+        load::<24, BLOCK_LEN>(b),
+        load::<32, BLOCK_LEN>(b),
+        load::<40, BLOCK_LEN>(b),
+        load::<48, BLOCK_LEN>(b),
+        load::<56, BLOCK_LEN>(b),
+        load::<64, BLOCK_LEN>(b),
+        load::<72, BLOCK_LEN>(b),
+        load::<80, BLOCK_LEN>(b),
+        load::<88, BLOCK_LEN>(b),
+        load::<96, BLOCK_LEN>(b),
+        load::<104, BLOCK_LEN>(b),
+        load::<112, BLOCK_LEN>(b),
+        load::<120, BLOCK_LEN>(b),
+    ]
+}
+
+/// The compression function F (RFC 7693, section 3.2). `t` is the byte counter including
+/// this block, `last` the final-block flag.
+#[inline(never)]
+fn compress(h: &mut [u64; 8], block: &[u8; BLOCK_LEN], t: u128, last: bool) {
+    let m = load_block(block);
+    let mut v = [
+        h[0],
+        h[1],
+        h[2],
+        h[3],
+        h[4],
+        h[5],
+        h[6],
+        h[7],
+        IV[0],
+        IV[1],
+        IV[2],
+        IV[3],
+        IV[4] ^ (t as u64),
+        IV[5] ^ ((t >> 64) as u64),
+        IV[6] ^ (last as u64).wrapping_neg(),
+        IV[7],
+    ];
+    rounds(&mut v, &m);
+    h[0] ^= v[0] ^ v[8];
+    h[1] ^= v[1] ^ v[9];
+    h[2] ^= v[2] ^ v[10];
+    h[3] ^= v[3] ^ v[11];
+    h[4] ^= v[4] ^ v[12];
+    h[5] ^= v[5] ^ v[13];
+    h[6] ^= v[6] ^ v[14];
+    h[7] ^= v[7] ^ v[15];
+}
+
+/// Little-endian `u64` from `b[off..off + 8]`, usable in `const fn`.
+const fn le_word(b: &[u8; 16], off: usize) -> u64 {
+    u64::from_le_bytes([
+        b[off],
+        b[off + 1],
+        b[off + 2],
+        b[off + 3],
+        b[off + 4],
+        b[off + 5],
+        b[off + 6],
+        b[off + 7],
+    ])
+}
+
+/// BLAKE2b parameters, turned into the initial chaining value `h` as soon as they are set.
+///
+/// Every method is a `const fn`, so a builder stored in a `const` (like [`CKB_HASH_BUILDER`])
+/// is fully computed at compile time.
+#[derive(Clone, Copy)]
+pub struct Blake2bBuilder {
+    /// `IV ^ parameter block`.
+    h: [u64; 8],
+    out_len: u8,
+    key_len: u8,
+    /// The key, zero padded; the first block is this followed by 64 zero bytes.
+    key: [u8; MAX_KEY_LEN],
+}
+
+impl Blake2bBuilder {
+    /// Digest length `out_len` in bytes, `1..=64`. Panics otherwise (at compile time when used
+    /// in a `const`).
+    pub const fn new(out_len: usize) -> Self {
+        assert!(
+            out_len >= 1 && out_len <= MAX_OUT_LEN,
+            "blake2b: digest length must be 1..=64"
+        );
+        let mut h = IV;
+        h[0] ^= PARAM0_BASE ^ out_len as u64;
+        Blake2bBuilder {
+            h,
+            out_len: out_len as u8,
+            key_len: 0,
+            key: [0; MAX_KEY_LEN],
+        }
+    }
+
+    /// Sets the 16-byte personalization (parameter block words 6 and 7).
+    pub const fn personal(mut self, personal: &[u8; 16]) -> Self {
+        self.h[6] = IV[6] ^ le_word(personal, 0);
+        self.h[7] = IV[7] ^ le_word(personal, 8);
+        self
+    }
+
+    /// Sets the 16-byte salt (parameter block words 4 and 5).
+    pub const fn salt(mut self, salt: &[u8; 16]) -> Self {
+        self.h[4] = IV[4] ^ le_word(salt, 0);
+        self.h[5] = IV[5] ^ le_word(salt, 8);
+        self
+    }
+
+    /// Sets the key, `0..=64` bytes (panics otherwise). A non-empty key is padded with zeros
+    /// to one block that is hashed before the data (RFC 7693, section 3.3).
+    pub const fn key(mut self, key: &[u8]) -> Self {
+        assert!(
+            key.len() <= MAX_KEY_LEN,
+            "blake2b: key longer than 64 bytes"
+        );
+        let mut i = 0;
+        while i < MAX_KEY_LEN {
+            self.key[i] = if i < key.len() { key[i] } else { 0 };
+            i += 1;
+        }
+        self.key_len = key.len() as u8;
+        self.h[0] = IV[0] ^ PARAM0_BASE ^ ((key.len() as u64) << 8) ^ self.out_len as u64;
+        self
+    }
+
+    /// A fresh hasher with these parameters.
+    pub fn build(&self) -> Blake2b {
+        let mut hasher = Blake2b {
+            h: self.h,
+            t: 0,
+            buf: [0; BLOCK_LEN],
+            buf_len: 0,
+            out_len: self.out_len,
+        };
+        if self.key_len > 0 {
+            hasher.buf[..MAX_KEY_LEN].copy_from_slice(&self.key);
+            hasher.buf_len = BLOCK_LEN;
+        }
+        hasher
+    }
+
+    /// Re-initialises `hasher` in place with these parameters, whatever state it was in.
+    /// Without a key this writes only the chaining value and three counters.
+    pub fn build_from_ref(&self, hasher: &mut Blake2b) {
+        hasher.h = self.h;
+        hasher.t = 0;
+        hasher.out_len = self.out_len;
+        if self.key_len > 0 {
+            hasher.buf[..MAX_KEY_LEN].copy_from_slice(&self.key);
+            hasher.buf[MAX_KEY_LEN..].fill(0);
+            hasher.buf_len = BLOCK_LEN;
+        } else {
+            hasher.buf_len = 0;
+        }
+    }
+}
+
+/// Streaming BLAKE2b state. Obtain one from [`Blake2bBuilder::build`].
+#[derive(Clone)]
+pub struct Blake2b {
+    h: [u64; 8],
+    /// Bytes compressed so far, including the block in `buf` once it is compressed.
+    t: u128,
+    /// Pending input. Always holds the last block (possibly full) until `finalize`, because
+    /// the final block must be compressed with the final flag.
+    buf: [u8; BLOCK_LEN],
+    buf_len: usize,
+    out_len: u8,
+}
+
+impl Blake2b {
+    /// Absorbs `data`.
+    pub fn update(&mut self, data: &[u8]) {
+        let mut data = data;
+        let fill = BLOCK_LEN - self.buf_len;
+        if data.len() > fill {
+            // `buf` plus `data` is more than one block: the buffered block is not the last one.
+            if self.buf_len > 0 {
+                let (head, rest) = data.split_at(fill);
+                self.buf[self.buf_len..].copy_from_slice(head);
+                self.t = self.t.wrapping_add(BLOCK_LEN as u128);
+                compress(&mut self.h, &self.buf, self.t, false);
+                self.buf_len = 0;
+                data = rest;
+            }
+            // Whole blocks straight from `data`, keeping back the last (possibly full) one.
+            while data.len() > BLOCK_LEN {
+                let Some((block, rest)) = data.split_first_chunk::<BLOCK_LEN>() else {
+                    break;
+                };
+                self.t = self.t.wrapping_add(BLOCK_LEN as u128);
+                compress(&mut self.h, block, self.t, false);
+                data = rest;
+            }
+        }
+        self.buf[self.buf_len..self.buf_len + data.len()].copy_from_slice(data);
+        self.buf_len += data.len();
+    }
+
+    /// Finishes the hash and writes `min(dst.len(), out_len)` bytes of it to `dst`.
+    pub fn finalize(mut self, dst: &mut [u8]) {
+        self.finalize_from_ref(dst);
+    }
+
+    /// Finishes the hash in place and writes `min(dst.len(), out_len)` bytes of it straight
+    /// into `dst`. Afterwards the hasher must be re-initialised with
+    /// [`Blake2bBuilder::build_from_ref`] before it is used again.
+    pub fn finalize_from_ref(&mut self, dst: &mut [u8]) {
+        self.t = self.t.wrapping_add(self.buf_len as u128);
+        self.buf[self.buf_len..].fill(0);
+        compress(&mut self.h, &self.buf, self.t, true);
+
+        let n = dst.len().min(self.out_len as usize);
+        let (words, tail) = dst[..n].as_chunks_mut::<8>();
+        for (w, h) in words.iter_mut().zip(self.h.iter()) {
+            store::<0, 8>(w, *h);
+        }
+        if let Some(h) = self.h.get(words.len()) {
+            let k = tail.len();
+            tail.copy_from_slice(&h.to_le_bytes()[..k]);
+        }
+    }
+}
+
+/// blake2b-256 with personalization `ckb-default-hash`, computed at compile time.
+pub const CKB_HASH_BUILDER: Blake2bBuilder = Blake2bBuilder::new(32).personal(&CKB_PERSONALIZATION);
+
+/// CKB's default hash: blake2b-256 with personalization `ckb-default-hash`.
+pub fn ckb_blake2b_256(data: &[u8]) -> [u8; 32] {
+    let mut hasher = CKB_HASH_BUILDER.build();
+    hasher.update(data);
+    let mut out = [0u8; 32];
+    hasher.finalize_from_ref(&mut out);
+    out
+}
+
+/// Chaining value of [`CKB_HASH_BUILDER`].
+const MERGE_H: [u64; 8] = CKB_HASH_BUILDER.h;
+
+/// Working vector at the start of the only compression of a merge: `t = 64`, final flag.
+const MERGE_V: [u64; 16] = [
+    MERGE_H[0],
+    MERGE_H[1],
+    MERGE_H[2],
+    MERGE_H[3],
+    MERGE_H[4],
+    MERGE_H[5],
+    MERGE_H[6],
+    MERGE_H[7],
+    IV[0],
+    IV[1],
+    IV[2],
+    IV[3],
+    IV[4] ^ 64,
+    IV[5],
+    !IV[6],
+    IV[7],
+];
+
+/// [`MERGE_V`] in memory, read through an opaque pointer by [`merge_into`]: one `auipc` and
+/// one `ld` per word, instead of an `auipc` + `ld` pair per constant when LLVM materialises
+/// each constant on its own (about 7 cycles less per merge on CKB-VM).
+static MERGE_V_TABLE: [u64; 16] = MERGE_V;
+
+/// The MMR merge `blake2b-256/ckb-default-hash(left || right)`, written to `out`.
+///
+/// One compression: the initial state is a constant, message words 8..15 are zero, `t = 64`
+/// and the block is final. Only the first four output words are computed.
+pub fn merge_into(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+    let m = [
+        load::<0, 32>(left),
+        load::<8, 32>(left),
+        load::<16, 32>(left),
+        load::<24, 32>(left),
+        load::<0, 32>(right),
+        load::<8, 32>(right),
+        load::<16, 32>(right),
+        load::<24, 32>(right),
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+    ];
+    // `black_box` only hides the address (a pure performance hint; the values are the same
+    // with or without it). The first eight table words are the chaining value `MERGE_H`.
+    let table: &[u64; 16] = core::hint::black_box(&MERGE_V_TABLE);
+    let mut v = *table;
+    rounds(&mut v, &m);
+    store::<0, 32>(out, table[0] ^ v[0] ^ v[8]);
+    store::<8, 32>(out, table[1] ^ v[1] ^ v[9]);
+    store::<16, 32>(out, table[2] ^ v[2] ^ v[10]);
+    store::<24, 32>(out, table[3] ^ v[3] ^ v[11]);
+}
+
+/// [`merge_into`] returning the hash.
+pub fn merge(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    merge_into(left, right, &mut out);
+    out
+}
+
+/// The merge through the fully generic path, for measurement: a builder computed at run time
+/// (its inputs hidden from the optimiser), two `update`s and `finalize_from_ref`.
+pub fn merge_generic(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+    let out_len = core::hint::black_box(32);
+    let personal = core::hint::black_box(&CKB_PERSONALIZATION);
+    let mut hasher = Blake2bBuilder::new(out_len).personal(personal).build();
+    hasher.update(left);
+    hasher.update(right);
+    hasher.finalize_from_ref(out);
+}
+
+/// The merge through the generic hasher initialised from the compile-time
+/// [`CKB_HASH_BUILDER`], reusing `hasher` (as a verifier that keeps one hasher would):
+/// `build_from_ref`, two `update`s, `finalize_from_ref`.
+pub fn merge_const_builder_with(
+    hasher: &mut Blake2b,
+    left: &[u8; 32],
+    right: &[u8; 32],
+    out: &mut [u8; 32],
+) {
+    CKB_HASH_BUILDER.build_from_ref(hasher);
+    hasher.update(left);
+    hasher.update(right);
+    hasher.finalize_from_ref(out);
+}
+
+/// [`merge_const_builder_with`] on a hasher of its own, for measurement.
+pub fn merge_const_builder(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+    let mut hasher = CKB_HASH_BUILDER.build();
+    merge_const_builder_with(&mut hasher, left, right, out);
+}
