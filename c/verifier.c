@@ -11,6 +11,7 @@
 #include "blake2b.h"
 #include "ckb_syscalls.h"
 
+#include "merge_blake2b.h"
 #include "mmr_lock.h"
 
 /* As mmr_lock::load's SCRIPT_BUFFER: a Script with 40-byte args is 93 bytes, so one that
@@ -19,16 +20,6 @@
 
 static uint8_t g_script[SCRIPT_BUF_SIZE];
 static uint8_t g_witness[MMR_MAX_WITNESS_SIZE];
-/* blake2b state after ckb_blake2b_init(32): personalised, computed once per run. */
-static blake2b_state g_blake2b_init;
-
-static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]) {
-  blake2b_state s = g_blake2b_init;
-  blake2b_update(&s, left, 32);
-  blake2b_update(&s, right, 32);
-  blake2b_final(&s, out, 32);
-}
-
 /* mmr_lock::load::load_args, step for step: CKB has already verified the Script molecule
  * (table { code_hash, hash_type, args: Bytes }), so only the args field is located, with
  * every read bounds-checked (failures are Syscall, as in Rust). */
@@ -81,6 +72,6 @@ int main(void) {
     return MMR_ERR_WITNESS_TOO_LARGE;
   }
 
-  ckb_blake2b_init(&g_blake2b_init, 32);
+  cp_merge_setup();
   return mmr_lock_verify_witness(&args, g_witness, witness_len);
 }

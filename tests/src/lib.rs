@@ -39,6 +39,11 @@ impl Verifier {
     }
 }
 
+/// Verifiers in tx.json input order (0 baseline, 1 C, 2 compiled), as far as they are wired in.
+pub fn available_verifiers() -> Vec<Verifier> {
+    vec![Verifier::Baseline]
+}
+
 pub fn release_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../build/release")
 }

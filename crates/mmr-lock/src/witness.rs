@@ -98,7 +98,11 @@ mod tests {
     fn rejects_malformed() {
         let w = witness_args(Some(b"abcdef"), None, None);
         for cut in 0..w.len() {
-            assert_eq!(lock_field(&w[..cut]), Err(LockError::WitnessEncoding), "cut {cut}");
+            assert_eq!(
+                lock_field(&w[..cut]),
+                Err(LockError::WitnessEncoding),
+                "cut {cut}"
+            );
         }
         let mut longer = w.clone();
         longer.push(0);

@@ -186,3 +186,39 @@ pub fn bag(peaks: &[Hash]) -> Hash {
     }
     acc
 }
+
+/// Splits a well-formed payload back into leaf records and commands.
+pub fn decode(payload: &[u8]) -> (Vec<(u64, Hash)>, Vec<compiled_proof::Command>) {
+    use compiled_proof::{op, Command};
+    let n = u32::from_le_bytes(payload[..4].try_into().unwrap()) as usize;
+    let records = (0..n)
+        .map(|i| {
+            let r = &payload[4 + 40 * i..4 + 40 * (i + 1)];
+            (
+                u64::from_le_bytes(r[..8].try_into().unwrap()),
+                r[8..].try_into().unwrap(),
+            )
+        })
+        .collect();
+    let mut commands = Vec::new();
+    let mut rest = &payload[4 + 40 * n..];
+    while let Some((&opcode, tail)) = rest.split_first() {
+        let item = |t: &[u8]| -> Hash { t[..32].try_into().unwrap() };
+        let (command, len) = match opcode {
+            op::LEAF => (Command::Leaf, 0),
+            op::MERGE => (Command::Merge, 0),
+            op::PROOF => (Command::Proof(item(tail)), 32),
+            op::PEAK => (Command::Peak, 0),
+            op::PEAK_PROOF => (Command::PeakProof(item(tail)), 32),
+            op::BAG_RHS => (Command::BagRhs(item(tail)), 32),
+            other => panic!("opcode {other:#x}"),
+        };
+        commands.push(command);
+        rest = &tail[len..];
+    }
+    (records, commands)
+}
+
+pub fn enc(records: &[(u64, Hash)], commands: &[compiled_proof::Command]) -> Vec<u8> {
+    compiled_proof::encode(records, commands).unwrap()
+}

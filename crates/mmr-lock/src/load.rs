@@ -1,0 +1,54 @@
+//! Syscall-backed loaders for contracts (feature `ckb`).
+
+use crate::{parse_args, witness, LockArgs, LockError, MAX_WITNESS_SIZE};
+use ckb_std::ckb_constants::Source;
+use ckb_std::error::SysError;
+use ckb_std::syscalls;
+
+/// A `Script` with 40-byte args is 101 bytes; anything that does not fit here has args of the
+/// wrong length.
+const SCRIPT_BUFFER: usize = 256;
+
+fn read_u32(bytes: &[u8], at: usize) -> Option<usize> {
+    let word = bytes.get(at..at + 4)?.first_chunk::<4>()?;
+    Some(u32::from_le_bytes(*word) as usize)
+}
+
+/// Loads the running script and parses its args. CKB has already verified the `Script`
+/// molecule, so only the `args` field (third field, a `Bytes`) is located.
+pub fn load_args() -> Result<LockArgs, LockError> {
+    let mut buf = [0u8; SCRIPT_BUFFER];
+    let len = match syscalls::load_script(&mut buf, 0) {
+        Ok(len) => len,
+        Err(SysError::LengthNotEnough(_)) => return Err(LockError::ArgsLength),
+        Err(_) => return Err(LockError::Syscall),
+    };
+    let script = &buf[..len];
+    let args_offset = read_u32(script, 12).ok_or(LockError::Syscall)?;
+    let args_len = read_u32(script, args_offset).ok_or(LockError::Syscall)?;
+    let args = script
+        .get(args_offset + 4..args_offset + 4 + args_len)
+        .ok_or(LockError::Syscall)?;
+    parse_args(args)
+}
+
+static mut WITNESS: [u8; MAX_WITNESS_SIZE] = [0; MAX_WITNESS_SIZE];
+
+/// Loads the first witness of the script group in full into a static buffer (never a prefix)
+/// and returns its `WitnessArgs.lock` bytes. The buffer is static so the proof can be borrowed
+/// for the rest of the run without copies, and lives in .bss so it costs no load cycles.
+///
+/// Call once: a second call would overwrite the bytes the first returned.
+pub fn load_lock_field() -> Result<&'static [u8], LockError> {
+    // SAFETY: CKB scripts are single-threaded and this is the only place that touches
+    // WITNESS; contracts call it once, so no other reference to the buffer exists.
+    let buf: &'static mut [u8; MAX_WITNESS_SIZE] =
+        unsafe { &mut *core::ptr::addr_of_mut!(WITNESS) };
+    let len = match syscalls::load_witness(buf, 0, 0, Source::GroupInput) {
+        Ok(len) => len,
+        Err(SysError::LengthNotEnough(_)) => return Err(LockError::WitnessTooLarge),
+        Err(SysError::IndexOutOfBound) => return Err(LockError::WitnessMissing),
+        Err(_) => return Err(LockError::Syscall),
+    };
+    witness::lock_field(&buf[..len])
+}
