@@ -35,8 +35,13 @@ STDLIB="$(find_stdlib)"
 
 # ---- toolchain --------------------------------------------------------------------------
 MARCH="rv64imc_zba_zbb_zbc_zbs"
+# -mno-strict-align: CKB-VM executes misaligned loads and stores at the normal cost, so the
+# little-endian field reads (and blake2b.h's load64/store64 with NATIVE_LITTLE_ENDIAN) become
+# single ld/lw instead of byte loads and shifts: about 20% fewer cycles and smaller code.
+# OPT overrides the optimization level (default -O3).
 COMMON=(-march="$MARCH" -mabi=lp64 ${OPT:--O3} -g -nostdinc -nostdlib -static
-    -Wall -Wextra -Werror -fno-builtin-printf -fdata-sections -ffunction-sections
+    -mno-strict-align -DNATIVE_LITTLE_ENDIAN
+    -Wall -Wextra -Werror -fdata-sections -ffunction-sections
     -fvisibility=hidden -fno-asynchronous-unwind-tables -fno-unwind-tables
     -isystem "$STDLIB/libc" -isystem "$STDLIB" -isystem "$STDLIB/molecule" -I c)
 
@@ -45,8 +50,11 @@ if [ "$compiler" = gcc ]; then
     command -v "$CCBIN" >/dev/null 2>&1 ||
         die "$CCBIN not found (apt-get install gcc-riscv64-unknown-elf)"
     # GCC 12 accepts the zba/zbb/zbc/zbs march string, so both compilers target the same ISA.
-    # gc-sections drops the unused parts of ckb-c-stdlib; -lgcc for any helper GCC emits.
-    FLAGS=("${COMMON[@]}" -fno-stack-protector -Wl,--gc-sections -Wl,--build-id=none)
+    # GCC only uses misaligned accesses under a tuning model that calls them fast; its
+    # default (rocket) does not, thead-c906 does (and gave the best cycles and size).
+    # -lgcc for any helper GCC emits.
+    FLAGS=("${COMMON[@]}" -mtune=thead-c906 -fno-stack-protector -Wl,--gc-sections
+        -Wl,--build-id=none)
     LIBS=(-lgcc)
 else
     CCBIN=clang-19

@@ -1,10 +1,11 @@
 /*
  * Native test harness for the C verifier: runs c/mmr_lock.h (lock plumbing + compiled
- * proof) on test vectors, hashing with ckb-c-stdlib's blake2b.h compiled natively, and
+ * proof) and c/merge_blake2b.h on test vectors, with ckb-c-stdlib's blake2b.h compiled
+ * natively (the contract's exact C code, other than the two syscalls), and
  * emulating the two loads of c/verifier.c (args, witness 0 of the group inputs).
  *
  * Usage: harness [-v] FILE...      run every vector of every file
- *        harness --self-test       built-in checks of lock_common.h
+ *        harness --self-test       built-in checks of lock_common.h and cp_merge
  *        harness --root PAYLOAD_HEX MMR_SIZE
  *                                  print the root a payload computes (or its exit code)
  *
@@ -26,18 +27,8 @@
 #include <string.h>
 
 #include "blake2b.h"
+#include "merge_blake2b.h" /* the contract's cp_merge */
 #include "mmr_lock.h"
-
-static blake2b_state g_blake2b_init;
-static uint64_t g_merges;
-
-static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]) {
-  blake2b_state s = g_blake2b_init;
-  blake2b_update(&s, left, 32);
-  blake2b_update(&s, right, 32);
-  blake2b_final(&s, out, 32);
-  g_merges++;
-}
 
 /* ---- the lock, as c/verifier.c runs it, with the syscalls emulated ------------------- */
 
@@ -270,7 +261,42 @@ static int leaf_count_or_zero(uint64_t size) {
   return mmr_leaf_count(size, &n) == MMR_OK ? (int)n : 0;
 }
 
+/* blake2b-256 / ckb-default-hash of data, the plain way */
+static void ref_hash(uint8_t out[32], const uint8_t *data, size_t len) {
+  blake2b_state s;
+  ckb_blake2b_init(&s, 32);
+  blake2b_update(&s, data, len);
+  blake2b_final(&s, out, 32);
+}
+
+static void self_test_merge(void) {
+  uint8_t out[32], want[32], lr[64], a[32];
+  ref_hash(out, NULL, 0);
+  static const uint8_t empty[32] = {0x44, 0xf4, 0xc6, 0x97, 0x44, 0xd5, 0xf8, 0xc5,
+                                    0x5d, 0x64, 0x20, 0x62, 0x94, 0x9d, 0xca, 0xe4,
+                                    0x9b, 0xc4, 0xe7, 0xef, 0x43, 0xd3, 0x88, 0xc5,
+                                    0xa1, 0x2f, 0x42, 0xb5, 0x63, 0x3d, 0x16, 0x3e};
+  CHECK(memcmp(out, empty, 32) == 0); /* ckb_hash::blake2b_256([]) */
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int round = 0; round < 200; round++) {
+    for (int i = 0; i < 64; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      lr[i] = (uint8_t)x;
+    }
+    ref_hash(want, lr, 64);
+    cp_merge(out, lr, lr + 32);
+    CHECK(memcmp(out, want, 32) == 0);
+    memcpy(a, lr, 32); /* out aliasing left */
+    cp_merge(a, a, lr + 32);
+    CHECK(memcmp(a, want, 32) == 0);
+    memcpy(a, lr + 32, 32); /* out aliasing right */
+    cp_merge(a, lr, a);
+    CHECK(memcmp(a, want, 32) == 0);
+  }
+}
+
 static void self_test(void) {
+  self_test_merge();
   /* canonical sizes, by building MMRs incrementally */
   uint64_t size = 0;
   int peaks = 0;
@@ -365,7 +391,7 @@ static void self_test(void) {
 /* ---- main ---------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-  ckb_blake2b_init(&g_blake2b_init, 32);
+  cp_merge_setup();
   if (argc >= 2 && strcmp(argv[1], "--self-test") == 0) {
     self_test();
     printf("self-test: %d failures\n", g_self_failures);
