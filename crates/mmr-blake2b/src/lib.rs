@@ -302,15 +302,19 @@ impl Blake2b {
     /// Absorbs `data`.
     pub fn update(&mut self, data: &[u8]) {
         let mut data = data;
-        let fill = BLOCK_LEN - self.buf_len;
-        if data.len() > fill {
+        let mut used = self.buf_len;
+        // `used <= BLOCK_LEN` is an invariant; wrapping avoids a dead overflow check.
+        let free = BLOCK_LEN.wrapping_sub(used);
+        if data.len() > free {
             // `buf` plus `data` is more than one block: the buffered block is not the last one.
-            if self.buf_len > 0 {
-                let (head, rest) = data.split_at(fill);
-                self.buf[self.buf_len..].copy_from_slice(head);
+            if used > 0 {
+                let (head, rest) = data.split_at(free);
+                if let Some(dst) = self.buf.get_mut(used..) {
+                    copy_bytes(dst, head);
+                }
                 self.t = self.t.wrapping_add(BLOCK_LEN as u128);
                 compress(&mut self.h, &self.buf, self.t, false);
-                self.buf_len = 0;
+                used = 0;
                 data = rest;
             }
             // Whole blocks straight from `data`, keeping back the last (possibly full) one.
@@ -323,8 +327,15 @@ impl Blake2b {
                 data = rest;
             }
         }
-        self.buf[self.buf_len..self.buf_len + data.len()].copy_from_slice(data);
-        self.buf_len += data.len();
+        // Now `used + data.len() <= BLOCK_LEN`, so the `get_mut`s always succeed.
+        if let Some(dst) = self
+            .buf
+            .get_mut(used..)
+            .and_then(|b| b.get_mut(..data.len()))
+        {
+            copy_bytes(dst, data);
+        }
+        self.buf_len = used.wrapping_add(data.len());
     }
 
     /// Finishes the hash and writes `min(dst.len(), out_len)` bytes of it to `dst`.
@@ -336,8 +347,11 @@ impl Blake2b {
     /// into `dst`. Afterwards the hasher must be re-initialised with
     /// [`Blake2bBuilder::build_from_ref`] before it is used again.
     pub fn finalize_from_ref(&mut self, dst: &mut [u8]) {
-        self.t = self.t.wrapping_add(self.buf_len as u128);
-        self.buf[self.buf_len..].fill(0);
+        let used = self.buf_len;
+        self.t = self.t.wrapping_add(used as u128);
+        if let Some(pad) = self.buf.get_mut(used..) {
+            zero_bytes(pad);
+        }
         compress(&mut self.h, &self.buf, self.t, true);
 
         let n = dst.len().min(self.out_len as usize);
@@ -345,10 +359,39 @@ impl Blake2b {
         for (w, h) in words.iter_mut().zip(self.h.iter()) {
             store::<0, 8>(w, *h);
         }
-        if let Some(h) = self.h.get(words.len()) {
-            let k = tail.len();
-            tail.copy_from_slice(&h.to_le_bytes()[..k]);
+        if !tail.is_empty() {
+            if let Some(h) = self.h.get(words.len()) {
+                for (d, s) in tail.iter_mut().zip(h.to_le_bytes()) {
+                    *d = s;
+                }
+            }
         }
+    }
+}
+
+/// Copies `src` into `dst` (equal lengths) eight bytes at a time, without a `memcpy` call for
+/// the whole words.
+#[inline(always)]
+fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    let (dst_words, dst_tail) = dst.as_chunks_mut::<8>();
+    let (src_words, src_tail) = src.as_chunks::<8>();
+    for (d, s) in dst_words.iter_mut().zip(src_words) {
+        store::<0, 8>(d, load::<0, 8>(s));
+    }
+    for (d, s) in dst_tail.iter_mut().zip(src_tail) {
+        *d = *s;
+    }
+}
+
+/// Zeroes `dst` eight bytes at a time, without a `memset` call for the whole words.
+#[inline(always)]
+fn zero_bytes(dst: &mut [u8]) {
+    let (words, tail) = dst.as_chunks_mut::<8>();
+    for w in words {
+        store::<0, 8>(w, 0);
+    }
+    for d in tail {
+        *d = 0;
     }
 }
 
