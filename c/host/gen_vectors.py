@@ -561,6 +561,103 @@ def crafted(out):
         out.p(pl, root, mmr_size_of(lc), code, label)
 
 
+def sparse_proof(leaf_count, proved, bag_rhs=True):
+    """Honest payload and root for an MMR of leaf_count leaves (any size) in which only the
+    proved leaves {index: value} are known; every leafless subtree gets a made-up hash."""
+    def fake(first, h):
+        return hashlib.sha256(b"node %d %d" % (first, h)).digest()
+
+    def holds(first, h):
+        return any(first <= i < first + (1 << h) for i in proved)
+
+    cmds = bytearray()
+
+    def emit(first, h):  # returns the node hash
+        if h == 0:
+            cmds.append(0x01)
+            return proved[first]
+        half = 1 << (h - 1)
+        lhas, rhas = holds(first, h - 1), holds(first + half, h - 1)
+        if lhas and rhas:
+            a = emit(first, h - 1)
+            b = emit(first + half, h - 1)
+            cmds.append(0x02)
+            return merge(a, b)
+        if lhas:
+            a = emit(first, h - 1)
+            b = fake(first + half, h - 1)
+            cmds.append(0x03)
+            cmds.extend(b)
+            return merge(a, b)
+        b = emit(first + half, h - 1)
+        a = fake(first, h - 1)
+        cmds.append(0x03)
+        cmds.extend(a)
+        return merge(a, b)
+
+    peaks = peaks_of(leaf_count)
+    hashes = []
+    k = 0
+    while k < len(peaks):
+        st, h = peaks[k]
+        if holds(st, h):
+            hashes.append(emit(st, h))
+            cmds.append(0x04)
+            k += 1
+            continue
+        rest = peaks[k:]
+        if bag_rhs and len(rest) >= 2 and not any(holds(a, b) for a, b in rest):
+            v = bag([fake(a, b) for a, b in rest])
+            cmds.append(0x06)
+            cmds.extend(v)
+            hashes.append(v)
+            break
+        v = fake(st, h)
+        cmds.append(0x05)
+        cmds.extend(v)
+        hashes.append(v)
+        k += 1
+    head = struct.pack("<I", len(proved)) + b"".join(
+        struct.pack("<Q", i) + proved[i] for i in sorted(proved))
+    return head + bytes(cmds), bag(hashes)
+
+
+def deep(out):
+    """The largest MMRs the lock accepts: mmr_size 2^50 (leaf_count 2^49 + 1, peaks of
+    heights 49 and 0), a 49-level proof and the deepest honest stack (50 entries)."""
+    out.comment("largest MMR (size 2^50, 2^49 + 1 leaves): deep proofs, deepest stack")
+    lc = (1 << 49) + 1
+    size = mmr_size_of(lc)
+    assert size == MAX_MMR_SIZE and leaf_count_of(size) == lc
+
+    def v(i):
+        return hashlib.sha256(b"deep %d" % i).digest()
+
+    cases = []
+    for name, idx in (("last-leaf", [lc - 1]), ("first-leaf", [0]),
+                      ("end-of-peak0", [(1 << 49) - 1]), ("first-and-last", [0, lc - 1])):
+        pl, root = sparse_proof(lc, {i: v(i) for i in idx})
+        cases.append((pl, root, 0, name))
+    # 50 leaves: 0, 2^48, 2^48 + 2^47, ..., 2^49 - 1: the post-order stack reaches 50
+    idx = [0] + [(1 << 49) - (1 << j) for j in range(48, -1, -1)]
+    pl, root = sparse_proof(lc, {i: v(i) for i in idx})
+    assert len(pl) < MAX_WITNESS - 20
+    cases.append((pl, root, 0, "stack-50"))
+    # shifting: the last leaf claimed one index further, or inside peak 0
+    pl, root = sparse_proof(lc, {lc - 1: v(0)})
+    bad = bytearray(pl)
+    struct.pack_into("<Q", bad, 4, lc)
+    cases.append((bytes(bad), root, 49, "index-leaf_count"))
+    struct.pack_into("<Q", bad, 4, lc - 2)
+    cases.append((bytes(bad), root, 50, "index-in-finished-peak"))
+    for pl, root, code, label in cases:
+        got = spec_verify(pl, lc, root)
+        assert got == code, (label, got)
+        out.p(pl, root, size, code, "deep-" + label)
+    # the same honest proof one size up is not an MMR size, and 2^50 + 1 is too large
+    out.p(cases[0][0], cases[0][1], size + 1, 8, "deep-size+1")
+
+
 def lock_vectors(out):
     out.comment("lock level (codes 1-9), L lines: raw args and raw witness")
     L3 = leaf_values(3, 3)
@@ -626,6 +723,7 @@ def main():
     rng = random.Random(20240601)
     counts = {}
     for name, fn in (("spec", worked_example), ("crafted", crafted), ("lock", lock_vectors),
+                     ("deep", deep),
                      ("honest", lambda o: honest(o, rng)),
                      ("mutations", lambda o: mutations(o, rng))):
         o = Out(os.path.join(out_dir, name + ".vec"))
