@@ -300,32 +300,52 @@ pub struct Blake2b {
 
 impl Blake2b {
     /// Absorbs `data`.
+    #[inline]
     pub fn update(&mut self, data: &[u8]) {
-        let mut data = data;
-        let mut used = self.buf_len;
+        let used = self.buf_len;
         // `used <= BLOCK_LEN` is an invariant; wrapping avoids a dead overflow check.
         let free = BLOCK_LEN.wrapping_sub(used);
-        if data.len() > free {
-            // `buf` plus `data` is more than one block: the buffered block is not the last one.
-            if used > 0 {
-                let (head, rest) = data.split_at(free);
-                if let Some(dst) = self.buf.get_mut(used..) {
-                    copy_bytes(dst, head);
-                }
-                self.t = self.t.wrapping_add(BLOCK_LEN as u128);
-                compress(&mut self.h, &self.buf, self.t, false);
-                used = 0;
-                data = rest;
+        if data.len() <= free {
+            // Fits in the buffer (the common case for short inputs): no compression, and no
+            // registers to save for one.
+            if let Some(dst) = self
+                .buf
+                .get_mut(used..)
+                .and_then(|b| b.get_mut(..data.len()))
+            {
+                copy_bytes(dst, data);
             }
-            // Whole blocks straight from `data`, keeping back the last (possibly full) one.
-            while data.len() > BLOCK_LEN {
-                let Some((block, rest)) = data.split_first_chunk::<BLOCK_LEN>() else {
-                    break;
-                };
-                self.t = self.t.wrapping_add(BLOCK_LEN as u128);
-                compress(&mut self.h, block, self.t, false);
-                data = rest;
+            self.buf_len = used.wrapping_add(data.len());
+        } else {
+            self.update_blocks(data);
+        }
+    }
+
+    /// `update` when `buf` plus `data` is more than one block, so the buffered block is not
+    /// the last one and is compressed.
+    #[inline(never)]
+    fn update_blocks(&mut self, data: &[u8]) {
+        let mut data = data;
+        let mut used = self.buf_len;
+        let free = BLOCK_LEN.wrapping_sub(used);
+        if used > 0 && data.len() > free {
+            let (head, rest) = data.split_at(free);
+            if let Some(dst) = self.buf.get_mut(used..) {
+                copy_bytes(dst, head);
             }
+            self.t = self.t.wrapping_add(BLOCK_LEN as u128);
+            compress(&mut self.h, &self.buf, self.t, false);
+            used = 0;
+            data = rest;
+        }
+        // Whole blocks straight from `data`, keeping back the last (possibly full) one.
+        while data.len() > BLOCK_LEN {
+            let Some((block, rest)) = data.split_first_chunk::<BLOCK_LEN>() else {
+                break;
+            };
+            self.t = self.t.wrapping_add(BLOCK_LEN as u128);
+            compress(&mut self.h, block, self.t, false);
+            data = rest;
         }
         // Now `used + data.len() <= BLOCK_LEN`, so the `get_mut`s always succeed.
         if let Some(dst) = self
@@ -369,12 +389,20 @@ impl Blake2b {
     }
 }
 
-/// Copies `src` into `dst` (equal lengths) eight bytes at a time, without a `memcpy` call for
-/// the whole words.
+/// Copies `src` into `dst` (equal lengths) 32 and 8 bytes at a time, without a `memcpy` call
+/// for the whole words.
 #[inline(always)]
 fn copy_bytes(dst: &mut [u8], src: &[u8]) {
-    let (dst_words, dst_tail) = dst.as_chunks_mut::<8>();
-    let (src_words, src_tail) = src.as_chunks::<8>();
+    let (dst_quads, dst_rest) = dst.as_chunks_mut::<32>();
+    let (src_quads, src_rest) = src.as_chunks::<32>();
+    for (d, s) in dst_quads.iter_mut().zip(src_quads) {
+        store::<0, 32>(d, load::<0, 32>(s));
+        store::<8, 32>(d, load::<8, 32>(s));
+        store::<16, 32>(d, load::<16, 32>(s));
+        store::<24, 32>(d, load::<24, 32>(s));
+    }
+    let (dst_words, dst_tail) = dst_rest.as_chunks_mut::<8>();
+    let (src_words, src_tail) = src_rest.as_chunks::<8>();
     for (d, s) in dst_words.iter_mut().zip(src_words) {
         store::<0, 8>(d, load::<0, 8>(s));
     }
@@ -383,10 +411,17 @@ fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     }
 }
 
-/// Zeroes `dst` eight bytes at a time, without a `memset` call for the whole words.
+/// Zeroes `dst` 32 and 8 bytes at a time, without a `memset` call for the whole words.
 #[inline(always)]
 fn zero_bytes(dst: &mut [u8]) {
-    let (words, tail) = dst.as_chunks_mut::<8>();
+    let (quads, rest) = dst.as_chunks_mut::<32>();
+    for q in quads {
+        store::<0, 32>(q, 0);
+        store::<8, 32>(q, 0);
+        store::<16, 32>(q, 0);
+        store::<24, 32>(q, 0);
+    }
+    let (words, tail) = rest.as_chunks_mut::<8>();
     for w in words {
         store::<0, 8>(w, 0);
     }
