@@ -26,6 +26,11 @@ if [ -z "$compiler" ]; then
         *) compiler=clang ;;
     esac
 fi
+case "$compiler" in
+    clang | clang-19) compiler=clang ;;
+    gcc | riscv64-unknown-elf-gcc) compiler=gcc ;;
+    *) die "unknown C_COMPILER '$compiler' (use clang or gcc)" ;;
+esac
 
 # ---- locate ckb-c-stdlib ----------------------------------------------------------------
 . c/find-stdlib.sh
