@@ -20,6 +20,7 @@
 
 static uint8_t g_script[SCRIPT_BUF_SIZE];
 static uint8_t g_witness[MMR_MAX_WITNESS_SIZE];
+
 /* mmr_lock::load::load_args, step for step: CKB has already verified the Script molecule
  * (table { code_hash, hash_type, args: Bytes }), so only the args field is located, with
  * every read bounds-checked (failures are Syscall, as in Rust). */
