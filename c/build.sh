@@ -36,7 +36,7 @@ esac
 . c/find-stdlib.sh
 STDLIB="$(find_stdlib)"
 [ -n "$STDLIB" ] && [ -f "$STDLIB/blake2b.h" ] && [ -f "$STDLIB/libc/entry.h" ] ||
-    die "ckb-c-stdlib not found (no ckb-std package via cargo metadata; run 'cargo fetch' or set CKB_C_STDLIB)"
+    die "ckb-c-stdlib not found (no ckb-std via cargo metadata; run 'cargo fetch' or set CKB_C_STDLIB)"
 
 # ---- toolchain --------------------------------------------------------------------------
 MARCH="rv64imc_zba_zbb_zbc_zbs"

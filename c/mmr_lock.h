@@ -1,7 +1,8 @@
 /*
  * The lock after its inputs are loaded: strict WitnessArgs parse (5, 6), then the compiled
  * proof (40-64) and its root comparison (9). Shared by c/verifier.c and the host harness
- * (c/host/harness.c), so both run the same code. The includer defines, before or after including this header,
+ * (c/host/harness.c), so both run the same code. The includer defines, before or after
+ * including this header,
  *   static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);
  * (blake2b-256, personalization "ckb-default-hash", of left || right).
  */
