@@ -9,7 +9,13 @@ fn debugger_cycles(tx_file: &std::path::Path, index: usize) -> (String, u64) {
     let out = Command::new("ckb-debugger")
         .args(["--tx-file"])
         .arg(tx_file)
-        .args(["--cell-type", "input", "--script-group-type", "lock", "--cell-index"])
+        .args([
+            "--cell-type",
+            "input",
+            "--script-group-type",
+            "lock",
+            "--cell-index",
+        ])
         .arg(index.to_string())
         .output()
         .expect("ckb-debugger 1.1.1 on PATH (./build.sh deps installs it)");
@@ -42,11 +48,19 @@ fn debugger_agrees_with_testtool() {
         let dir = std::env::temp_dir().join(format!("mmr-debugger-{}-{seed}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("tx.json");
-        std::fs::write(&file, serde_json::to_string(&tx::mock_transaction(&cells)).unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            serde_json::to_string(&tx::mock_transaction(&cells)).unwrap(),
+        )
+        .unwrap();
         for (i, &v) in verifiers.iter().enumerate() {
             let (result, cycles) = debugger_cycles(&file, i);
             assert_eq!(result, "0", "{v:?} seed {seed}");
-            assert_eq!(run(v, &honest(v, &w)), Outcome::Accepted(cycles), "{v:?} seed {seed}");
+            assert_eq!(
+                run(v, &honest(v, &w)),
+                Outcome::Accepted(cycles),
+                "{v:?} seed {seed}"
+            );
         }
         std::fs::remove_dir_all(&dir).ok();
     }

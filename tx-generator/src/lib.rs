@@ -141,6 +141,11 @@ impl Workload {
     pub fn baseline_payload(&self) -> Vec<u8> {
         baseline_proof::encode(&self.proved, &self.proof_items)
     }
+
+    /// The compiled verifiers' payload (docs/compiled-format.md), for Rust and C alike.
+    pub fn compiled_payload(&self) -> Result<Vec<u8>, compiled_proof::CompileError> {
+        compiled_proof::compile(self.mmr_size, &self.proof_items, &self.proved)
+    }
 }
 
 /// Molecule `WitnessArgs` with `lock` set and `input_type`, `output_type` absent.

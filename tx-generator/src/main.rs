@@ -23,13 +23,17 @@ Environment:
 #[derive(Clone, Copy)]
 enum Format {
     Baseline,
+    Compiled,
 }
 
-const SLOTS: [Format; 1] = [Format::Baseline];
+const SLOTS: [Format; 3] = [Format::Baseline, Format::Compiled, Format::Compiled];
 
 fn payload(w: &Workload, format: Format) -> Result<Vec<u8>, String> {
     match format {
         Format::Baseline => Ok(w.baseline_payload()),
+        Format::Compiled => w
+            .compiled_payload()
+            .map_err(|e| format!("compiling the proof: {e:?}")),
     }
 }
 

@@ -16,13 +16,20 @@ fn baseline_format_example() {
         hex(&w.root),
         "0x723d067445ce7c39481a7a28195deb3c8946548b92c7b98fe6bcc78b4607684b"
     );
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/baseline-format.md")).unwrap();
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/baseline-format.md"
+    ))
+    .unwrap();
     // The payload as the doc prints it: the lines of the fenced block after "Payload, 184 bytes".
     let block = doc.split("Payload, 184 bytes:").nth(1).unwrap();
     let block = block.split("```").nth(1).unwrap();
     let hex_from_doc: String = block
         .lines()
-        .flat_map(|line| line.split_whitespace().take_while(|t| t.chars().all(|c| c.is_ascii_hexdigit())))
+        .flat_map(|line| {
+            line.split_whitespace()
+                .take_while(|t| t.chars().all(|c| c.is_ascii_hexdigit()))
+        })
         .collect();
     assert_eq!(format!("0x{hex_from_doc}"), hex(&w.baseline_payload()));
     assert_eq!(w.baseline_payload().len(), 184);

@@ -1,0 +1,67 @@
+//! Compiled-proof MMR lock: args = root || mmr_size, witness lock = compiled payload
+//! (docs/compiled-format.md). Exit codes: docs/error-codes.md. No heap allocator is linked.
+#![no_std]
+#![cfg_attr(not(test), no_main)]
+
+#[cfg(not(test))]
+ckb_std::entry!(program_entry);
+
+use compiled_proof::{FormatError, Merge};
+
+/// ckb-std's entry links `alloc`, which needs a global allocator, but nothing here allocates.
+/// This one owns no memory and refuses every request, so a stray allocation would fail
+/// loudly instead of quietly reserving a heap.
+struct NoHeap;
+
+// SAFETY: returning null is GlobalAlloc's documented way to report failure; dealloc is only
+// ever called with pointers alloc returned, and it returned none.
+unsafe impl core::alloc::GlobalAlloc for NoHeap {
+    unsafe fn alloc(&self, _: core::alloc::Layout) -> *mut u8 {
+        core::ptr::null_mut()
+    }
+    unsafe fn dealloc(&self, _: *mut u8, _: core::alloc::Layout) {}
+}
+
+#[cfg(not(test))]
+#[global_allocator]
+static ALLOCATOR: NoHeap = NoHeap;
+
+/// blake2b-256 "ckb-default-hash" of left || right.
+struct ContractMerge;
+
+impl Merge for ContractMerge {
+    #[inline(always)]
+    fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+        #[cfg(feature = "merge-kernel")]
+        mmr_blake2b::merge_into(left, right, out);
+        #[cfg(not(feature = "merge-kernel"))]
+        mmr_blake2b::merge_const_builder(left, right, out);
+    }
+}
+
+#[cfg(feature = "static-stack")]
+fn verify(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> Result<(), FormatError> {
+    static mut STACK: compiled_proof::Stack = compiled_proof::Stack::new();
+    // SAFETY: CKB scripts are single-threaded and `verify` runs once per script, so this is
+    // the only reference to STACK for the whole run.
+    let stack = unsafe { &mut *core::ptr::addr_of_mut!(STACK) };
+    compiled_proof::verify_with::<ContractMerge>(stack, payload, root, leaf_count)
+}
+
+#[cfg(not(feature = "static-stack"))]
+fn verify(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> Result<(), FormatError> {
+    compiled_proof::verify::<ContractMerge>(payload, root, leaf_count)
+}
+
+fn run() -> Result<(), i8> {
+    let args = mmr_lock::load::load_args().map_err(|e| e.code())?;
+    let payload = mmr_lock::load::load_lock_field().map_err(|e| e.code())?;
+    verify(payload, &args.root, args.leaf_count).map_err(|e| e.code())
+}
+
+pub fn program_entry() -> i8 {
+    match run() {
+        Ok(()) => 0,
+        Err(code) => code,
+    }
+}
