@@ -257,3 +257,34 @@ fn lock_level_errors() {
         Some(BaselineError::TrailingBytes.code())
     );
 }
+
+#[test]
+fn largest_witnesses_fit_in_memory() {
+    // As many proved leaves as a 64 KiB witness holds, from a large MMR: the bump arena (or
+    // the buddy heap) must hold everything the verifier allocates for them.
+    let leaves: Vec<[u8; 32]> = (0..40_000u32)
+        .map(|i| {
+            let mut l = [0u8; 32];
+            l[..4].copy_from_slice(&i.to_le_bytes());
+            l
+        })
+        .collect();
+    // Every 3rd leaf: many leaves, some shared siblings, fewest bytes per proved leaf.
+    let mut k = 200;
+    loop {
+        let indexes: Vec<u64> = (0..k).map(|i| i * 3).collect();
+        let w = Workload::from_leaves(&leaves, &indexes).unwrap();
+        let payload = w.baseline_payload();
+        if payload.len() + 20 > mmr_lock::MAX_WITNESS_SIZE {
+            break;
+        }
+        if k % 400 == 0 || payload.len() + 20 + 2000 > mmr_lock::MAX_WITNESS_SIZE {
+            assert!(
+                matches!(run(V, &honest(V, &w)), Outcome::Accepted(_)),
+                "k {k}"
+            );
+        }
+        k += 50;
+    }
+    assert!(k > 500, "witness limit reached at only {k} leaves");
+}

@@ -5,21 +5,27 @@
 
 #[cfg(not(test))]
 ckb_std::entry!(program_entry);
-#[cfg(not(test))]
+#[cfg(all(not(test), not(feature = "bump-alloc")))]
 ckb_std::default_alloc!();
+
+#[cfg(feature = "bump-alloc")]
+mod bump;
+#[cfg(all(not(test), feature = "bump-alloc"))]
+#[global_allocator]
+static ALLOCATOR: bump::BumpAlloc = bump::BumpAlloc::new();
 
 use baseline_proof::Hasher;
 
 /// blake2b-256 "ckb-default-hash" of left || right, built the way the enabled journey steps say.
 struct ContractHasher;
 
-impl Hasher for ContractHasher {
+// SAFETY: both merges write all 32 bytes of their output (merge_into_uninit by its contract,
+// the generic path by zeroing first).
+unsafe impl Hasher for ContractHasher {
     #[inline(always)]
-    fn merge(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
+    fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
         #[cfg(feature = "merge-kernel")]
-        {
-            mmr_blake2b::merge(left, right)
-        }
+        mmr_blake2b::merge_into(left, right, out);
         #[cfg(not(feature = "merge-kernel"))]
         {
             #[cfg(feature = "const-builder")]
@@ -32,13 +38,17 @@ impl Hasher for ContractHasher {
                 .build();
             hasher.update(left);
             hasher.update(right);
-            let mut out = [0u8; 32];
             #[cfg(feature = "finalize-ref")]
-            hasher.finalize_from_ref(&mut out);
+            hasher.finalize_from_ref(out);
             #[cfg(not(feature = "finalize-ref"))]
-            hasher.finalize(&mut out);
-            out
+            hasher.finalize(out);
         }
+    }
+
+    #[cfg(feature = "merge-kernel")]
+    #[inline(always)]
+    fn merge_uninit(left: &[u8; 32], right: &[u8; 32], out: &mut core::mem::MaybeUninit<[u8; 32]>) {
+        mmr_blake2b::merge_into_uninit(left, right, out);
     }
 }
 

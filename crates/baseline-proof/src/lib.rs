@@ -26,8 +26,16 @@ pub use node::Node;
 
 /// The merge function the proof is verified with: blake2b-256 "ckb-default-hash" of
 /// left || right. Contracts pass their tuned kernel; host tests pass a reference.
-pub trait Hasher {
-    fn merge(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32];
+///
+/// # Safety
+/// `merge_uninit` must write all 32 bytes of `out` before returning: the `uninit` feature
+/// treats the box it wrote into as initialised.
+pub unsafe trait Hasher {
+    fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]);
+
+    fn merge_uninit(left: &[u8; 32], right: &[u8; 32], out: &mut core::mem::MaybeUninit<[u8; 32]>) {
+        Self::merge(left, right, out.write([0; 32]));
+    }
 }
 
 /// Rejections of the baseline payload, codes 20-39 (docs/error-codes.md).

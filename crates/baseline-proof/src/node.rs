@@ -51,20 +51,25 @@ impl<'a> Node<'a> {
 
     #[cfg(all(feature = "zero-copy", feature = "uninit"))]
     pub fn merged<H: Hasher>(left: &[u8; 32], right: &[u8; 32]) -> Self {
-        // The box is written in full before it is read, so skip zeroing it.
-        Node::Owned(Box::write(Box::new_uninit(), H::merge(left, right)))
+        let mut out = Box::<[u8; 32]>::new_uninit();
+        H::merge_uninit(left, right, &mut out);
+        // SAFETY: `Hasher` is an unsafe trait whose contract is that `merge_uninit` wrote all
+        // 32 bytes.
+        Node::Owned(unsafe { out.assume_init() })
     }
 
     #[cfg(all(feature = "zero-copy", not(feature = "uninit")))]
     pub fn merged<H: Hasher>(left: &[u8; 32], right: &[u8; 32]) -> Self {
         let mut out = Box::new([0u8; 32]);
-        *out = H::merge(left, right);
+        H::merge(left, right, &mut out);
         Node::Owned(out)
     }
 
     #[cfg(not(feature = "zero-copy"))]
     pub fn merged<H: Hasher>(left: &[u8; 32], right: &[u8; 32]) -> Self {
-        Node(H::merge(left, right).to_vec(), PhantomData)
+        let mut out = [0u8; 32];
+        H::merge(left, right, &mut out);
+        Node(out.to_vec(), PhantomData)
     }
 }
 

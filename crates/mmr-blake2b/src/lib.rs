@@ -14,22 +14,16 @@
 //! path; they exist so the cost of each specialisation can be measured.
 //!
 //! On riscv64, 64-bit loads and stores of byte arrays use a single (possibly misaligned)
-//! `ld`/`sd` through inline assembly, which CKB-VM executes at full speed; see `mem.rs`. This
-//! is the only `unsafe` in the crate; on every other target the crate forbids `unsafe`.
+//! `ld`/`sd` through inline assembly, which CKB-VM executes at full speed; see `mem.rs`.
+//! Besides those, the only `unsafe` is writing a merge into uninitialised memory
+//! ([`merge_into_uninit`]); each use is allowed one by one and says why it is sound.
 
 #![no_std]
-#![cfg_attr(
-    any(not(target_arch = "riscv64"), feature = "portable"),
-    forbid(unsafe_code)
-)]
-#![cfg_attr(
-    all(target_arch = "riscv64", not(feature = "portable")),
-    deny(unsafe_code)
-)]
+#![deny(unsafe_code)]
 
 mod mem;
 
-use mem::{load, store};
+use mem::{load, store, store_uninit};
 
 /// The personalization CKB uses for all its blake2b-256 hashes.
 pub const CKB_PERSONALIZATION: [u8; 16] = *b"ckb-default-hash";
@@ -470,11 +464,12 @@ const MERGE_V: [u64; 16] = [
 /// each constant on its own (about 7 cycles less per merge on CKB-VM).
 static MERGE_V_TABLE: [u64; 16] = MERGE_V;
 
-/// The MMR merge `blake2b-256/ckb-default-hash(left || right)`, written to `out`.
+/// The first four output words of the MMR merge `blake2b-256/ckb-default-hash(left || right)`.
 ///
 /// One compression: the initial state is a constant, message words 8..15 are zero, `t = 64`
 /// and the block is final. Only the first four output words are computed.
-pub fn merge_into(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+#[inline(always)]
+fn merge_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
     let m = [
         load::<0, 32>(left),
         load::<8, 32>(left),
@@ -498,10 +493,41 @@ pub fn merge_into(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
     let table: &[u64; 16] = core::hint::black_box(&MERGE_V_TABLE);
     let mut v = *table;
     rounds(&mut v, &m);
-    store::<0, 32>(out, table[0] ^ v[0] ^ v[8]);
-    store::<8, 32>(out, table[1] ^ v[1] ^ v[9]);
-    store::<16, 32>(out, table[2] ^ v[2] ^ v[10]);
-    store::<24, 32>(out, table[3] ^ v[3] ^ v[11]);
+    [
+        table[0] ^ v[0] ^ v[8],
+        table[1] ^ v[1] ^ v[9],
+        table[2] ^ v[2] ^ v[10],
+        table[3] ^ v[3] ^ v[11],
+    ]
+}
+
+/// The MMR merge `blake2b-256/ckb-default-hash(left || right)`, written to `out`.
+pub fn merge_into(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+    let [a, b, c, d] = merge_words(left, right);
+    store::<0, 32>(out, a);
+    store::<8, 32>(out, b);
+    store::<16, 32>(out, c);
+    store::<24, 32>(out, d);
+}
+
+/// [`merge_into`] for a destination that need not be initialised (a fresh
+/// `Box::new_uninit()`, say): all 32 bytes are written, none read, and the now initialised
+/// array is returned.
+pub fn merge_into_uninit<'a>(
+    left: &[u8; 32],
+    right: &[u8; 32],
+    out: &'a mut core::mem::MaybeUninit<[u8; 32]>,
+) -> &'a mut [u8; 32] {
+    let [a, b, c, d] = merge_words(left, right);
+    store_uninit::<0, 32>(out, a);
+    store_uninit::<8, 32>(out, b);
+    store_uninit::<16, 32>(out, c);
+    store_uninit::<24, 32>(out, d);
+    // SAFETY: the four stores above wrote all 32 bytes.
+    #[allow(unsafe_code)]
+    unsafe {
+        out.assume_init_mut()
+    }
 }
 
 /// [`merge_into`] returning the hash.

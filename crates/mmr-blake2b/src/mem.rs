@@ -28,6 +28,23 @@ mod imp {
         const { assert!(OFF + 8 <= N) };
         dst[OFF..OFF + 8].copy_from_slice(&x.to_le_bytes());
     }
+
+    /// Writes `x` little-endian to bytes `OFF..OFF + 8` of a possibly uninitialised array.
+    #[inline(always)]
+    pub(crate) fn store_uninit<const OFF: usize, const N: usize>(
+        dst: &mut core::mem::MaybeUninit<[u8; N]>,
+        x: u64,
+    ) {
+        const { assert!(OFF + 8 <= N) };
+        // Writing through the raw pointer never reads the uninitialised bytes, and
+        // `OFF + 8 <= N` keeps the write inside `dst`.
+        let p = dst.as_mut_ptr().cast::<[u8; 8]>();
+        // SAFETY: see above; `[u8; 8]` has alignment 1, so any address is aligned for it.
+        #[allow(unsafe_code)]
+        unsafe {
+            p.byte_add(OFF).write(x.to_le_bytes())
+        };
+    }
 }
 
 #[cfg(all(target_arch = "riscv64", not(feature = "portable")))]
@@ -63,16 +80,37 @@ mod imp {
     pub(crate) fn store<const OFF: usize, const N: usize>(dst: &mut [u8; N], x: u64) {
         const { assert!(OFF + 8 <= N && OFF <= 2040) };
         // SAFETY: `dst` is a live exclusive reference to `N` bytes and `OFF + 8 <= N`
-        // (checked at compile time above), so writing the eight bytes at
-        // `dst.as_mut_ptr() + OFF` stays inside memory we may mutate and nobody else observes
-        // during the write. No stack use, no flags. The asm is not marked `nomem`, so the
-        // compiler treats it as a memory write and orders it correctly. Alignment: as for
-        // `load` above.
+        // (checked at compile time above).
+        unsafe { sd::<OFF>(dst.as_mut_ptr(), x) }
+    }
+
+    /// Writes `x` little-endian to bytes `OFF..OFF + 8` of a possibly uninitialised array
+    /// with one `sd`; the bytes are never read.
+    #[inline(always)]
+    pub(crate) fn store_uninit<const OFF: usize, const N: usize>(
+        dst: &mut core::mem::MaybeUninit<[u8; N]>,
+        x: u64,
+    ) {
+        const { assert!(OFF + 8 <= N && OFF <= 2040) };
+        // SAFETY: `dst` is a live exclusive reference to `N` (possibly uninitialised) bytes
+        // and `OFF + 8 <= N` (checked at compile time above); `sd` only writes them.
+        unsafe { sd::<OFF>(dst.as_mut_ptr().cast(), x) }
+    }
+
+    /// One `sd` of `x` at `p + OFF`.
+    ///
+    /// # Safety
+    /// The eight bytes at `p + OFF` must be valid for writes and not observed by anyone else
+    /// during the write. No stack use, no flags. The asm is not marked `nomem`, so the
+    /// compiler treats it as a memory write and orders it correctly. Alignment: as for
+    /// `load` above.
+    #[inline(always)]
+    unsafe fn sd<const OFF: usize>(p: *mut u8, x: u64) {
         unsafe {
             core::arch::asm!(
                 "sd {x}, {off}({p})",
                 x = in(reg) x,
-                p = in(reg) dst.as_mut_ptr(),
+                p = in(reg) p,
                 off = const OFF,
                 options(nostack, preserves_flags),
             );
@@ -80,4 +118,4 @@ mod imp {
     }
 }
 
-pub(crate) use imp::{load, store};
+pub(crate) use imp::{load, store, store_uninit};

@@ -129,3 +129,15 @@ fn build_from_ref_reuse() {
         }
     }
 }
+
+#[test]
+fn merge_into_uninit_equals_merge() {
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+    let mut rng = StdRng::seed_from_u64(0x0dd);
+    for _ in 0..10_000 {
+        let (l, r): ([u8; 32], [u8; 32]) = (rng.gen(), rng.gen());
+        let mut out = core::mem::MaybeUninit::<[u8; 32]>::uninit();
+        let got = *mmr_blake2b::merge_into_uninit(&l, &r, &mut out);
+        assert_eq!(got, mmr_blake2b::merge(&l, &r));
+    }
+}

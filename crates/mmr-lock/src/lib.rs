@@ -23,6 +23,9 @@ pub enum LockError {
     Syscall = 7,
     MmrSizeInvalid = 8,
     RootMismatch = 9,
+    /// The baseline verifier's heap ran out (its only heap user; unreachable for witnesses
+    /// within `MAX_WITNESS_SIZE`).
+    OutOfMemory = 10,
 }
 
 impl LockError {
