@@ -4,6 +4,7 @@
 #   SEED=1680833947559458126 ./build.sh     build, write tx.json, print the cycle table
 #   ./build.sh test                         build, then run the whole test suite
 #   ./build.sh build                        build only (contracts, C verifier, tx-generator)
+#   ./build.sh journey                      every tuning step as its own binary, one cycle table
 #   ./build.sh deps                         install missing prerequisites only
 #   ./build.sh help                         this text
 #
@@ -18,6 +19,7 @@ REFERENCE_SEED=1680833947559458126
 CKB_DEBUGGER_VERSION=1.1.1
 TARGET=riscv64imac-unknown-none-elf
 RELEASE="$ROOT/build/release"
+TX_GENERATOR="${CARGO_TARGET_DIR:-$ROOT/target}/release/tx-generator"
 APT_PACKAGES=(clang-19 lld-19 llvm-19 protobuf-compiler gcc-riscv64-unknown-elf)
 # Rust contracts, in the order their inputs take in tx.json (the C verifier sits between).
 RUST_CONTRACTS=(baseline-verifier compiled-verifier)
@@ -84,7 +86,7 @@ build_contract() {
     cargo build --quiet --release --locked --target "$TARGET" -p "$name" "$@" >&2 \
         || die "building contract $name failed"
     mkdir -p "$dir"
-    cp "target/$TARGET/release/$name" "$dir/$name.debug"
+    cp "${CARGO_TARGET_DIR:-target}/$TARGET/release/$name" "$dir/$name.debug"
     llvm-objcopy-19 --strip-all "$dir/$name.debug" "$dir/$name"
 }
 
@@ -93,6 +95,7 @@ build_all() {
     for name in "${RUST_CONTRACTS[@]}"; do
         [ -d "contracts/$name" ] && build_contract "$name" "$RELEASE"
     done
+    build_contract merge-bench "$ROOT/build/bench"
     if [ -x c/build.sh ]; then
         say "building the C verifier"
         c/build.sh >&2 || die "building the C verifier failed"
@@ -131,7 +134,7 @@ run() {
     [ "${names[0]}" = baseline-verifier ] || die "the baseline verifier (input 0) is missing"
     for n in "${names[@]}"; do bins+=("$RELEASE/$n"); done
     say "generating tx.json (SEED=$seed)"
-    SEED=$seed target/release/tx-generator tx.json "${bins[@]}"
+    SEED=$seed "$TX_GENERATOR" tx.json "${bins[@]}"
     echo
     printf '%-6s %-20s %-11s %12s %14s\n' input verifier "run result" cycles "stripped bytes"
     local i=0 failed=0
@@ -144,6 +147,61 @@ run() {
     echo
     echo "Reproduce one row: ckb-debugger --tx-file tx.json --cell-type input --script-group-type lock --cell-index N"
     [ $failed -eq 0 ] || die "a verifier rejected the honest transaction"
+}
+
+# The journey: each row adds one named switch (a cargo feature) to the row before, so the
+# table shows what each step buys. "label|package|cargo feature arguments".
+JOURNEY_RUST=(
+    "baseline: generic builder per merge|baseline-verifier|--no-default-features"
+    "baseline: + const builder|baseline-verifier|--no-default-features --features const-builder"
+    "baseline: + finalize_from_ref|baseline-verifier|--no-default-features --features const-builder,finalize-ref"
+    "baseline: + zero-copy items|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy"
+    "baseline: + merge kernel|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel"
+    "baseline: + uninit merge outputs|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit"
+    "baseline: + bump allocator|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit,bump-alloc"
+    "compiled: const builder|compiled-verifier|--no-default-features"
+    "compiled: + static stack|compiled-verifier|--no-default-features --features static-stack"
+    "compiled: + merge kernel|compiled-verifier|--no-default-features --features static-stack,merge-kernel"
+)
+
+journey() {
+    local seed=${SEED:-$REFERENCE_SEED} dir="$ROOT/build/journey" i=0 prev_pkg="" prev=""
+    rm -rf "$dir"
+    printf '%-45s %12s %10s %14s\n' variant cycles delta "stripped bytes"
+    local row label pkg features bin tag result cycles
+    local rows=("${JOURNEY_RUST[@]}" "c (clang 19)|c|clang" "c (gcc 12)|c|gcc")
+    for row in "${rows[@]}"; do
+        IFS='|' read -r label pkg features <<<"$row"
+        tag=$(printf '%02d' "$i")
+        say "journey $tag: $label"
+        if [ "$pkg" = c ]; then
+            OUT_DIR="$dir/$tag" OUT_NAME=c-verifier C_COMPILER="$features" c/build.sh >&2 \
+                || die "building the C verifier with $features failed"
+            bin="$dir/$tag/c-verifier"
+        else
+            # shellcheck disable=SC2086 # features is a list of cargo arguments
+            build_contract "$pkg" "$dir/$tag" $features
+            bin="$dir/$tag/$pkg"
+        fi
+        # Input 0 takes the baseline payload, input 2 the compiled one; pad with this binary.
+        if [ "$pkg" = baseline-verifier ]; then
+            SEED=$seed "$TX_GENERATOR" "$dir/$tag/tx.json" "$bin" >/dev/null
+            read -r result cycles < <(run_debugger "$dir/$tag/tx.json" 0)
+        else
+            SEED=$seed "$TX_GENERATOR" "$dir/$tag/tx.json" "$RELEASE/baseline-verifier" "$bin" >/dev/null
+            read -r result cycles < <(run_debugger "$dir/$tag/tx.json" 1)
+        fi
+        [ "$result" = 0 ] || die "journey $tag ($label) rejected the honest proof: $result"
+        local delta=""
+        [ "$pkg" = "$prev_pkg" ] && delta=$((cycles - prev))
+        printf '%-45s %12s %10s %14s\n' "$label" "$cycles" "$delta" "$(stat -c %s "$bin")"
+        printf '%s,%s,%s,%s,%s\n' "$tag" "$label" "$cycles" "$delta" "$(stat -c %s "$bin")" >>"$dir/journey.csv"
+        prev_pkg=$pkg prev=$cycles i=$((i + 1))
+    done
+    echo
+    echo "SEED=$seed; binaries and tx.json per step in build/journey/NN/; CSV: build/journey/journey.csv"
+    # Leave build/release as the default build.
+    build_all >/dev/null 2>&1 || die "rebuilding the default binaries failed"
 }
 
 run_tests() {
@@ -159,6 +217,7 @@ case "${1:-run}" in
     run) deps; build_all; run ;;
     build) deps; build_all ;;
     deps) deps ;;
+    journey) deps; build_all; journey ;;
     test) deps; build_all; run_tests ;;
     help | -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$1' (try: ./build.sh help)" ;;
