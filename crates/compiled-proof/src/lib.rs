@@ -12,6 +12,8 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
+use core::cell::Cell;
+
 #[cfg(feature = "std")]
 extern crate std;
 
@@ -93,26 +95,81 @@ impl FormatError {
     }
 }
 
-/// One stack entry. The hash of a node of height `h` lives in `hash[h & 1]`, so every hash
-/// step writes the parent into the other half of the same slot: no aliasing, no copy.
-/// Finished peaks pushed from an item (`PEAK_PROOF`, `BAG_RHS`) have height 0.
+/// Set in `Entry::height` of finished peaks. A finished peak is never an operand of `PROOF`
+/// or `MERGE`, and with this bit its height never equals the current peak height, so the
+/// hash commands need no comparison against `base`.
+const FINISHED: u64 = 64;
+
+/// One stack entry: a working node `(first, height)` or a finished peak (`FINISHED` set).
+/// Entries of height 0 (leaves, and peaks given as items) are not copied: their 32 bytes stay
+/// in the payload at offset `src`. A node of height `h >= 1` keeps its hash in
+/// `hash[h & 1]`, so every hash step writes the parent into the other half of the same slot:
+/// no aliasing and no copy.
 #[derive(Clone, Copy)]
 struct Entry {
     hash: [[u8; 32]; 2],
     first: u64,
-    height: u32,
+    src: usize,
+    height: u64,
 }
 
 impl Entry {
     const EMPTY: Entry = Entry {
         hash: [[0; 32]; 2],
         first: 0,
+        src: 0,
         height: 0,
     };
+}
 
-    #[inline(always)]
-    fn hash(&self) -> &[u8; 32] {
-        &self.hash[(self.height & 1) as usize]
+/// The 32 bytes at offset `at` of the payload, if they exist.
+#[inline(always)]
+fn item_at(payload: &[u8], at: usize) -> Option<&[u8; 32]> {
+    payload.get(at..)?.first_chunk::<ITEM_LEN>()
+}
+
+/// The 32 bytes at `src`, an offset taken from bytes that were checked to exist when the
+/// entry was pushed: the error is unreachable.
+#[inline(always)]
+fn stored_item(payload: &[u8], src: usize) -> Result<&[u8; 32], FormatError> {
+    item_at(payload, src).ok_or(FormatError::LeavesTruncated)
+}
+
+/// The hash of a stack entry (see [`Entry`]).
+#[inline(always)]
+fn entry_hash<'a>(entry: &'a Entry, payload: &'a [u8]) -> Result<&'a [u8; 32], FormatError> {
+    let h = entry.height & !FINISHED;
+    if h == 0 {
+        stored_item(payload, entry.src)
+    } else {
+        Ok(&entry.hash[(h & 1) as usize])
+    }
+}
+
+/// The two hash halves of an entry as (current, next) for a node of height `h`.
+#[inline(always)]
+fn halves(hash: &mut [[u8; 32]; 2], h: u64) -> (&mut [u8; 32], &mut [u8; 32]) {
+    let [even, odd] = hash;
+    if h & 1 == 0 {
+        (even, odd)
+    } else {
+        (odd, even)
+    }
+}
+
+/// Parent of the node `(first, h)` with hash `node` and sibling hash `sibling`, into `out`.
+#[inline(always)]
+fn hash_with_sibling<M: Merge>(
+    node: &[u8; 32],
+    sibling: &[u8; 32],
+    first: u64,
+    h: u64,
+    out: &mut [u8; 32],
+) {
+    if (first >> h) & 1 == 0 {
+        M::merge(node, sibling, out);
+    } else {
+        M::merge(sibling, node, out);
     }
 }
 
@@ -155,7 +212,12 @@ pub fn verify_with<M: Merge>(
     leaf_count: u64,
 ) -> Result<(), FormatError> {
     let computed = compute_root_with::<M>(stack, payload, leaf_count)?;
-    if &computed != root {
+    // Branch-free byte compare: cheaper than a memcmp call on the contract target.
+    let diff = computed
+        .iter()
+        .zip(root.iter())
+        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+    if diff != 0 {
         return Err(FormatError::RootMismatch);
     }
     Ok(())
@@ -221,11 +283,170 @@ fn split_record(record: &[u8; LEAF_RECORD_LEN]) -> (u64, &[u8; 32]) {
     }
 }
 
+/// State that only `LEAF` and the peak commands use. It lives in memory behind a shared
+/// reference to `Cell`s, which the optimiser cannot keep in registers across the merge
+/// calls: the registers of the hash loop ([`run_peak`]) stay free for the hot values.
+struct Cursor {
+    /// Offset of the next leaf record, and the end of the leaves section.
+    leaf: Cell<usize>,
+    leaves_end: usize,
+    leaf_count: u64,
+    next_min: Cell<u64>,
+    peak_end: Cell<u64>,
+    depth: Cell<usize>,
+}
+
+/// Runs `PROOF`, `LEAF` and `MERGE` commands from offset `pos` (spec 6.3-6.4 for these
+/// three) and returns the offset of the first other opcode, or of the end of the payload,
+/// without consuming it. Out of line so that its handful of live values stay in registers
+/// across the merge calls.
+///
+/// Working nodes are the entries above the finished peaks; a finished peak has `FINISHED`
+/// in its height, so "no working node on top" (P1, M1) is "no entry, or a finished one".
+#[inline(never)]
+fn run_peak<M: Merge>(
+    entries: &mut [Entry; STACK_CAPACITY],
+    payload: &[u8],
+    mut pos: usize,
+    peak_h: u64,
+    cursor: &Cursor,
+) -> Result<usize, FormatError> {
+    use FormatError::*;
+    let mut depth = cursor.depth.get();
+    // `pos` is below payload.len() whenever a byte was read at it, so `pos + 1` and (after an
+    // item was read) `pos + 33` cannot wrap.
+    while let Some(&opcode) = payload.get(pos) {
+        if opcode == op::PROOF {
+            let Some(item) = item_at(payload, pos.wrapping_add(1)) else {
+                return Err(ItemTruncated);
+            };
+            pos = pos.wrapping_add(1 + ITEM_LEN);
+            let Some(top) = entries.get_mut(depth.wrapping_sub(1)) else {
+                return Err(ProofNoNode);
+            };
+            let mut h = top.height;
+            if h >= peak_h {
+                // Only equality is possible for a working node (heights stay <= peak_h).
+                return Err(if h & FINISHED != 0 {
+                    ProofNoNode
+                } else {
+                    ProofOverPeak
+                });
+            }
+            let first = top.first;
+            let src = top.src;
+            let (x, y) = halves(&mut top.hash, h);
+            let node = if h == 0 {
+                stored_item(payload, src)?
+            } else {
+                &*x
+            };
+            hash_with_sibling::<M>(node, item, first, h, y);
+            h = h.wrapping_add(1);
+            // Further PROOFs on the same node (the common case): the hash alternates
+            // y -> x -> y, always at hash[h & 1]. A step at height h only clears bit h of
+            // `first`, so bit h of the original value still gives the side.
+            loop {
+                if payload.get(pos) != Some(&op::PROOF) {
+                    break;
+                }
+                let Some(item) = item_at(payload, pos.wrapping_add(1)) else {
+                    return Err(ItemTruncated);
+                };
+                pos = pos.wrapping_add(1 + ITEM_LEN);
+                if h == peak_h {
+                    return Err(ProofOverPeak);
+                }
+                hash_with_sibling::<M>(y, item, first, h, x);
+                h = h.wrapping_add(1);
+                if payload.get(pos) != Some(&op::PROOF) {
+                    break;
+                }
+                let Some(item) = item_at(payload, pos.wrapping_add(1)) else {
+                    return Err(ItemTruncated);
+                };
+                pos = pos.wrapping_add(1 + ITEM_LEN);
+                if h == peak_h {
+                    return Err(ProofOverPeak);
+                }
+                hash_with_sibling::<M>(x, item, first, h, y);
+                h = h.wrapping_add(1);
+            }
+            top.first = first & u64::MAX.wrapping_shl(h as u32);
+            top.height = h;
+        } else if opcode == op::LEAF {
+            pos = pos.wrapping_add(1);
+            let Some(entry) = entries.get_mut(depth) else {
+                return Err(StackOverflow);
+            };
+            let at = cursor.leaf.get();
+            if at >= cursor.leaves_end {
+                return Err(LeavesExhausted);
+            }
+            let Some(index) = payload.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
+                return Err(LeavesExhausted);
+            };
+            let index = u64::from_le_bytes(*index);
+            if index >= cursor.leaf_count {
+                return Err(LeafIndexOutOfRange);
+            }
+            if index < cursor.next_min.get() {
+                return Err(LeafIndexNotAscending);
+            }
+            if index >= cursor.peak_end.get() {
+                return Err(LeafOutsidePeak);
+            }
+            cursor.next_min.set(index.wrapping_add(1));
+            cursor.leaf.set(at.wrapping_add(LEAF_RECORD_LEN));
+            entry.first = index;
+            entry.height = 0;
+            entry.src = at.wrapping_add(8);
+            depth = depth.wrapping_add(1);
+        } else if opcode == op::MERGE {
+            pos = pos.wrapping_add(1);
+            // Two working nodes: the lower one exists and is not a finished peak (finished
+            // peaks are all below the working nodes).
+            let Some((lower, upper)) = entries.split_at_mut_checked(depth.wrapping_sub(1)) else {
+                return Err(MergeNoNodes);
+            };
+            let (Some(left), Some(right)) = (lower.last_mut(), upper.first()) else {
+                return Err(MergeNoNodes);
+            };
+            let h = left.height;
+            if h & FINISHED != 0 {
+                return Err(MergeNoNodes);
+            }
+            if right.height != h {
+                return Err(MergeHeightMismatch);
+            }
+            let bit = 1u64.wrapping_shl(h as u32);
+            if left.first & bit != 0 || right.first != left.first.wrapping_add(bit) {
+                return Err(MergeNotSiblings);
+            }
+            let r = entry_hash(right, payload)?;
+            let src = left.src;
+            let (x, y) = halves(&mut left.hash, h);
+            let l = if h == 0 {
+                stored_item(payload, src)?
+            } else {
+                &*x
+            };
+            M::merge(l, r, y);
+            left.height = h.wrapping_add(1);
+            depth = depth.wrapping_sub(1);
+        } else {
+            break;
+        }
+    }
+    cursor.depth.set(depth);
+    Ok(pos)
+}
+
 /// [`compute_root`] on caller-provided working memory.
 ///
 /// Arithmetic: `leaf_count < 2^50`, leaf indexes are checked `< leaf_count` and every node
-/// lies inside its peak, so `first < 2^50` and heights are at most 49; the wrapping
-/// operations below can therefore never wrap (spec section 3).
+/// lies inside its peak, so `first < 2^50` and heights are at most 49; offsets are below
+/// `payload.len()`. The wrapping operations can therefore never wrap (spec section 3).
 pub fn compute_root_with<M: Merge>(
     stack: &mut Stack,
     payload: &[u8],
@@ -238,111 +459,35 @@ pub fn compute_root_with<M: Merge>(
         return Err(LeafCountInvalid);
     }
     // 2.-5.
-    let (mut leaves, mut cmds) = split_payload(payload)?;
+    let (leaves, _) = split_payload(payload)?;
+    let leaves_end = HEADER_LEN.wrapping_add(leaves.len());
     let entries = &mut stack.entries;
-    let mut depth: usize = 0;
-    let mut base: usize = 0;
 
-    // Current peak: the highest set bit of `rem`. `leaf_count - rem` is the sum of the higher
-    // bits of leaf_count, i.e. the start of the peak.
+    // Current peak: the highest set bit of `rem`; it covers [peak_end - 2^peak_h, peak_end),
+    // and its start is `leaf_count ^ rem` (the sum of the higher bits of leaf_count).
     let mut rem = leaf_count;
-    let mut peak_h = 63 - rem.leading_zeros();
-    let mut peak_start: u64 = 0;
-    let mut peak_end = 1u64 << peak_h;
-    let mut next_min: u64 = 0;
+    let mut peak_h = u64::from(63 - rem.leading_zeros());
+    let cursor = Cursor {
+        leaf: Cell::new(HEADER_LEN),
+        leaves_end,
+        leaf_count,
+        next_min: Cell::new(0),
+        peak_end: Cell::new(1u64.wrapping_shl(peak_h as u32)),
+        depth: Cell::new(0),
+    };
+    // Finished peaks: entries [0, base).
+    let mut base: usize = 0;
+    let mut pos = leaves_end;
 
     // 6. Inside this loop `rem != 0`; the commands that account for the last peak leave it.
-    'run: loop {
-        let Some((&opcode, rest)) = cmds.split_first() else {
+    loop {
+        pos = run_peak::<M>(entries, payload, pos, peak_h, &cursor)?;
+        let Some(&opcode) = payload.get(pos) else {
             return Err(PeaksIncomplete);
         };
-        cmds = rest;
+        pos = pos.wrapping_add(1);
+        let depth = cursor.depth.get();
         match opcode {
-            op::LEAF => {
-                let Some(entry) = entries.get_mut(depth) else {
-                    return Err(StackOverflow);
-                };
-                let Some((record, rest)) = leaves.split_first_chunk::<LEAF_RECORD_LEN>() else {
-                    return Err(LeavesExhausted);
-                };
-                leaves = rest;
-                let (index, value) = split_record(record);
-                if index >= leaf_count {
-                    return Err(LeafIndexOutOfRange);
-                }
-                if index < next_min {
-                    return Err(LeafIndexNotAscending);
-                }
-                if index >= peak_end {
-                    return Err(LeafOutsidePeak);
-                }
-                next_min = index.wrapping_add(1);
-                entry.first = index;
-                entry.height = 0;
-                entry.hash[0] = *value;
-                depth = depth.wrapping_add(1);
-            }
-            op::MERGE => {
-                if depth < base.wrapping_add(2) {
-                    return Err(MergeNoNodes);
-                }
-                // depth >= 2 here; the fallbacks are unreachable.
-                let Some((lower, upper)) = entries.split_at_mut_checked(depth.wrapping_sub(1))
-                else {
-                    return Err(MergeNoNodes);
-                };
-                let (Some(left), Some(right)) = (lower.last_mut(), upper.first()) else {
-                    return Err(MergeNoNodes);
-                };
-                let h = left.height;
-                if right.height != h {
-                    return Err(MergeHeightMismatch);
-                }
-                let bit = 1u64.wrapping_shl(h);
-                if left.first & bit != 0 || right.first != left.first.wrapping_add(bit) {
-                    return Err(MergeNotSiblings);
-                }
-                let [even, odd] = &mut left.hash;
-                let r = &right.hash[(h & 1) as usize];
-                if h & 1 == 0 {
-                    M::merge(even, r, odd);
-                } else {
-                    M::merge(odd, r, even);
-                }
-                left.height = h.wrapping_add(1);
-                depth = depth.wrapping_sub(1);
-            }
-            op::PROOF => {
-                let Some((item, rest)) = cmds.split_first_chunk::<ITEM_LEN>() else {
-                    return Err(ItemTruncated);
-                };
-                cmds = rest;
-                if depth == base {
-                    return Err(ProofNoNode);
-                }
-                let Some(top) = entries.get_mut(depth.wrapping_sub(1)) else {
-                    return Err(ProofNoNode);
-                };
-                let h = top.height;
-                if h == peak_h {
-                    return Err(ProofOverPeak);
-                }
-                let bit = 1u64.wrapping_shl(h);
-                let left_child = top.first & bit == 0;
-                let [even, odd] = &mut top.hash;
-                let (node, out) = if h & 1 == 0 {
-                    (&*even, odd)
-                } else {
-                    (&*odd, even)
-                };
-                if left_child {
-                    M::merge(node, item, out);
-                } else {
-                    M::merge(item, node, out);
-                }
-                top.first &= !bit;
-                top.height = h.wrapping_add(1);
-            }
             op::PEAK => {
                 if depth == base {
                     return Err(PeakNoNode);
@@ -350,86 +495,88 @@ pub fn compute_root_with<M: Merge>(
                 if depth.wrapping_sub(base) > 1 {
                     return Err(PeakPendingNodes);
                 }
-                let Some(top) = entries.get(depth.wrapping_sub(1)) else {
+                let Some(top) = entries.get_mut(depth.wrapping_sub(1)) else {
                     return Err(PeakNoNode);
                 };
-                if top.height != peak_h || top.first != peak_start {
+                // The start test is implied by the height test (spec K3 remark).
+                if top.height != peak_h || top.first != leaf_count ^ rem {
                     return Err(PeakMismatch);
                 }
+                top.height |= FINISHED;
                 base = depth;
-                rem ^= 1u64.wrapping_shl(peak_h);
-                if rem == 0 {
-                    break 'run;
-                }
-                peak_h = 63 - rem.leading_zeros();
-                peak_start = peak_end;
-                peak_end = peak_start.wrapping_add(1u64.wrapping_shl(peak_h));
-                next_min = peak_start;
             }
-            op::PEAK_PROOF => {
-                let Some((item, rest)) = cmds.split_first_chunk::<ITEM_LEN>() else {
+            op::PEAK_PROOF | op::BAG_RHS => {
+                let src = pos;
+                if item_at(payload, src).is_none() {
                     return Err(ItemTruncated);
-                };
-                cmds = rest;
+                }
+                pos = pos.wrapping_add(ITEM_LEN);
+                let bag = opcode == op::BAG_RHS;
                 if depth != base {
-                    return Err(PeakProofPendingNodes);
+                    return Err(if bag {
+                        BagRhsPendingNodes
+                    } else {
+                        PeakProofPendingNodes
+                    });
+                }
+                if bag && rem.count_ones() < 2 {
+                    return Err(BagRhsTooFewPeaks);
                 }
                 // depth == base <= 49: unreachable fallback.
                 let Some(entry) = entries.get_mut(depth) else {
                     return Err(StackOverflow);
                 };
-                entry.hash[0] = *item;
-                entry.height = 0;
-                depth = depth.wrapping_add(1);
-                base = depth;
-                rem ^= 1u64.wrapping_shl(peak_h);
-                if rem == 0 {
-                    break 'run;
+                entry.height = FINISHED;
+                entry.src = src;
+                base = depth.wrapping_add(1);
+                cursor.depth.set(base);
+                if bag {
+                    break;
                 }
-                peak_h = 63 - rem.leading_zeros();
-                peak_start = peak_end;
-                peak_end = peak_start.wrapping_add(1u64.wrapping_shl(peak_h));
-                next_min = peak_start;
             }
-            op::BAG_RHS => {
-                let Some((item, rest)) = cmds.split_first_chunk::<ITEM_LEN>() else {
-                    return Err(ItemTruncated);
-                };
-                cmds = rest;
-                if depth != base {
-                    return Err(BagRhsPendingNodes);
-                }
-                if rem.count_ones() < 2 {
-                    return Err(BagRhsTooFewPeaks);
-                }
-                let Some(entry) = entries.get_mut(depth) else {
-                    return Err(StackOverflow);
-                };
-                entry.hash[0] = *item;
-                entry.height = 0;
-                depth = depth.wrapping_add(1);
-                break 'run;
-            }
+            // PROOF, LEAF and MERGE never stop run_peak.
             _ => return Err(UnknownCommand),
         }
+        rem ^= 1u64.wrapping_shl(peak_h as u32);
+        if rem == 0 {
+            break;
+        }
+        peak_h = u64::from(63 - rem.leading_zeros());
+        let peak_start = cursor.peak_end.get();
+        cursor.next_min.set(peak_start);
+        cursor
+            .peak_end
+            .set(peak_start.wrapping_add(1u64.wrapping_shl(peak_h as u32)));
     }
 
     // 6.2 / 7.
-    if !cmds.is_empty() {
+    if pos != payload.len() {
         return Err(TrailingBytes);
     }
-    if !leaves.is_empty() {
+    if cursor.leaf.get() != leaves_end {
         return Err(LeavesUnconsumed);
     }
-    // 8. The stack holds exactly the finished peaks, left to right; bag from the right.
-    let Some((last, others)) = entries.get(..depth).and_then(|peaks| peaks.split_last()) else {
+    // 8. The stack holds exactly the finished peaks, left to right; bag from the right,
+    // alternating between two buffers.
+    let Some((last, others)) = entries.get(..base).and_then(|peaks| peaks.split_last()) else {
         return Err(PeaksIncomplete);
     };
-    let mut acc = *last.hash();
-    let mut out = [0u8; 32];
-    for peak in others.iter().rev() {
-        M::merge(&acc, peak.hash(), &mut out);
-        acc = out;
+    let mut peaks = others.iter().rev();
+    let last = entry_hash(last, payload)?;
+    let Some(peak) = peaks.next() else {
+        return Ok(*last);
+    };
+    let mut a = [0u8; 32];
+    let mut b = [0u8; 32];
+    M::merge(last, entry_hash(peak, payload)?, &mut a);
+    loop {
+        let Some(peak) = peaks.next() else {
+            return Ok(a);
+        };
+        M::merge(&a, entry_hash(peak, payload)?, &mut b);
+        let Some(peak) = peaks.next() else {
+            return Ok(b);
+        };
+        M::merge(&b, entry_hash(peak, payload)?, &mut a);
     }
-    Ok(acc)
 }
