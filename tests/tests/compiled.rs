@@ -1,0 +1,148 @@
+//! The compiled format in ckb-script, Rust and C side by side: honest proofs accepted, and for
+//! every vector of the shared corpus (c/host/vectors, generated from an independent model of
+//! docs/compiled-format.md) both binaries return exactly the expected code.
+
+use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
+use tx_generator::{Workload, REFERENCE_SEED};
+
+const BOTH: [Verifier; 2] = [Verifier::Compiled, Verifier::C];
+
+fn unhex(s: &str) -> Vec<u8> {
+    if s == "-" {
+        return Vec::new();
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+fn parse_u64(s: &str) -> u64 {
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).unwrap(),
+        None => s.parse().unwrap(),
+    }
+}
+
+/// (label, input, expected code or 0) for every line of the vector files.
+fn vectors() -> Vec<(String, LockInput, i8)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../c/host/vectors");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "vec"))
+    {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let label = format!(
+                "{}:{} {}",
+                file.file_name().unwrap().to_string_lossy(),
+                n + 1,
+                f.last().unwrap_or(&"")
+            );
+            match f.first() {
+                Some(&"P") => {
+                    let mut args = unhex(f[2]);
+                    args.extend_from_slice(&parse_u64(f[3]).to_le_bytes());
+                    let witness = tx_generator::witness_args_with_lock(&unhex(f[1]));
+                    let input = LockInput {
+                        args: args.into(),
+                        witness: Some(witness.into()),
+                    };
+                    out.push((label, input, f[4].parse().unwrap()));
+                }
+                Some(&"L") => {
+                    let witness = (f[2] != "none").then(|| unhex(f[2]).into());
+                    let input = LockInput {
+                        args: unhex(f[1]).into(),
+                        witness,
+                    };
+                    out.push((label, input, f[3].parse().unwrap()));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_codes_identical_in_vm() {
+    let vectors = vectors();
+    assert!(vectors.len() > 1000, "corpus too small: {}", vectors.len());
+    let mut failures = Vec::new();
+    for (label, input, expected) in &vectors {
+        for v in BOTH {
+            let got = match run(v, input) {
+                Outcome::Accepted(_) => 0,
+                Outcome::Rejected(c) => c,
+            };
+            if got != *expected {
+                failures.push(format!("{v:?} {label}: expected {expected}, got {got}"));
+            }
+        }
+    }
+    println!(
+        "{} vectors x 2 verifiers, {} failures",
+        vectors.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn honest_proofs_accepted() {
+    for seed in [1, 2, 3, REFERENCE_SEED] {
+        let w = Workload::from_seed(seed);
+        for v in BOTH {
+            match run(v, &honest(v, &w)) {
+                Outcome::Accepted(cycles) => println!("{v:?} seed {seed}: {cycles} cycles"),
+                other => panic!("{v:?} seed {seed}: {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn every_flip_and_cut_rejected_with_the_same_code() {
+    let leaves: Vec<[u8; 32]> = (0..11u8)
+        .map(|i| [i.wrapping_mul(37).wrapping_add(1); 32])
+        .collect();
+    let w = Workload::from_leaves(&leaves, &[1, 4, 9]).unwrap();
+    let payload = w.compiled_payload().unwrap();
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    for i in 0..payload.len() {
+        for bit in [0x01u8, 0x80] {
+            let mut p = payload.clone();
+            p[i] ^= bit;
+            cases.push(p);
+        }
+    }
+    cases.extend((0..payload.len()).map(|cut| payload[..cut].to_vec()));
+    let mut extended = payload.clone();
+    extended.push(0x01);
+    cases.push(extended);
+    for p in cases {
+        let codes: Vec<Option<i8>> = BOTH
+            .iter()
+            .map(|&v| run(v, &with_payload(&w, &p)).code())
+            .collect();
+        assert!(
+            codes[0].is_some(),
+            "accepted a mutated payload {}",
+            tx_generator::hex(&p)
+        );
+        assert_eq!(
+            codes[0],
+            codes[1],
+            "Rust and C disagree on {}",
+            tx_generator::hex(&p)
+        );
+    }
+}
