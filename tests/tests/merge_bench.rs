@@ -21,16 +21,26 @@ fn cycles(binary: &Bytes, path: u8, count: u32) -> u64 {
         .build_script_with_hash_type(&out_point, ScriptHashType::Data2, args.into())
         .unwrap();
     let cell = context.create_cell(
-        CellOutput::new_builder().capacity(100_000_000_000u64).lock(lock.clone()).build(),
+        CellOutput::new_builder()
+            .capacity(100_000_000_000u64)
+            .lock(lock.clone())
+            .build(),
         Bytes::new(),
     );
     let tx = TransactionBuilder::default()
         .input(CellInput::new_builder().previous_output(cell).build())
-        .output(CellOutput::new_builder().capacity(1_000u64).lock(lock).build())
+        .output(
+            CellOutput::new_builder()
+                .capacity(1_000u64)
+                .lock(lock)
+                .build(),
+        )
         .output_data(Bytes::new().pack())
         .build();
     let tx = context.complete_tx(tx);
-    context.verify_tx(&tx, 100_000_000).expect("merge-bench runs")
+    context
+        .verify_tx(&tx, 100_000_000)
+        .expect("merge-bench runs")
 }
 
 #[test]
@@ -56,5 +66,9 @@ fn cycles_per_merge() {
     }
     // Each step must pay for itself, and the kernel must stay near the 1,344-cycle floor.
     assert!(per_merge.windows(2).all(|w| w[0] > w[1]), "{per_merge:?}");
-    assert!(per_merge[3] <= 1400.0, "merge kernel costs {} cycles", per_merge[3]);
+    assert!(
+        per_merge[3] <= 1400.0,
+        "merge kernel costs {} cycles",
+        per_merge[3]
+    );
 }
