@@ -166,7 +166,7 @@ fn hash_with_sibling<M: Merge>(
     h: u64,
     out: &mut [u8; 32],
 ) {
-    if (first >> h) & 1 == 0 {
+    if first.wrapping_shr(h as u32) & 1 == 0 {
         M::merge(node, sibling, out);
     } else {
         M::merge(sibling, node, out);
@@ -303,6 +303,8 @@ struct Cursor {
 ///
 /// Working nodes are the entries above the finished peaks; a finished peak has `FINISHED`
 /// in its height, so "no working node on top" (P1, M1) is "no entry, or a finished one".
+/// The top entry's `first` and `height` are kept in registers (`t_first`, `t_h`; `t_h` is
+/// `FINISHED` for an empty stack) and written back when another entry is pushed and on exit.
 #[inline(never)]
 fn run_peak<M: Merge>(
     entries: &mut [Entry; STACK_CAPACITY],
@@ -313,6 +315,10 @@ fn run_peak<M: Merge>(
 ) -> Result<usize, FormatError> {
     use FormatError::*;
     let mut depth = cursor.depth.get();
+    let (mut t_first, mut t_h) = match entries.get(depth.wrapping_sub(1)) {
+        Some(top) => (top.first, top.height),
+        None => (0, FINISHED),
+    };
     // `pos` is below payload.len() whenever a byte was read at it, so `pos + 1` and (after an
     // item was read) `pos + 33` cannot wrap.
     while let Some(&opcode) = payload.get(pos) {
@@ -321,19 +327,20 @@ fn run_peak<M: Merge>(
                 return Err(ItemTruncated);
             };
             pos = pos.wrapping_add(1 + ITEM_LEN);
-            let Some(top) = entries.get_mut(depth.wrapping_sub(1)) else {
-                return Err(ProofNoNode);
-            };
-            let mut h = top.height;
-            if h >= peak_h {
-                // Only equality is possible for a working node (heights stay <= peak_h).
-                return Err(if h & FINISHED != 0 {
+            if t_h >= peak_h {
+                // A working node never exceeds the peak height: only equality is possible.
+                return Err(if t_h & FINISHED != 0 {
                     ProofNoNode
                 } else {
                     ProofOverPeak
                 });
             }
-            let first = top.first;
+            // t_h < FINISHED: the top entry exists (unreachable fallback).
+            let Some(top) = entries.get_mut(depth.wrapping_sub(1)) else {
+                return Err(ProofNoNode);
+            };
+            let first = t_first;
+            let mut h = t_h;
             let src = top.src;
             let (x, y) = halves(&mut top.hash, h);
             let node = if h == 0 {
@@ -372,13 +379,13 @@ fn run_peak<M: Merge>(
                 hash_with_sibling::<M>(x, item, first, h, y);
                 h = h.wrapping_add(1);
             }
-            top.first = first & u64::MAX.wrapping_shl(h as u32);
-            top.height = h;
+            t_first = first & u64::MAX.wrapping_shl(h as u32);
+            t_h = h;
         } else if opcode == op::LEAF {
             pos = pos.wrapping_add(1);
-            let Some(entry) = entries.get_mut(depth) else {
+            if depth >= STACK_CAPACITY {
                 return Err(StackOverflow);
-            };
+            }
             let at = cursor.leaf.get();
             if at >= cursor.leaves_end {
                 return Err(LeavesExhausted);
@@ -398,32 +405,41 @@ fn run_peak<M: Merge>(
             }
             cursor.next_min.set(index.wrapping_add(1));
             cursor.leaf.set(at.wrapping_add(LEAF_RECORD_LEN));
-            entry.first = index;
-            entry.height = 0;
+            if let Some(below) = entries.get_mut(depth.wrapping_sub(1)) {
+                below.first = t_first;
+                below.height = t_h;
+            }
+            // depth < STACK_CAPACITY: unreachable fallback.
+            let Some(entry) = entries.get_mut(depth) else {
+                return Err(StackOverflow);
+            };
             entry.src = at.wrapping_add(8);
+            t_first = index;
+            t_h = 0;
             depth = depth.wrapping_add(1);
         } else if opcode == op::MERGE {
             pos = pos.wrapping_add(1);
             // Two working nodes: the lower one exists and is not a finished peak (finished
-            // peaks are all below the working nodes).
-            let Some((lower, upper)) = entries.split_at_mut_checked(depth.wrapping_sub(1)) else {
-                return Err(MergeNoNodes);
-            };
-            let (Some(left), Some(right)) = (lower.last_mut(), upper.first()) else {
+            // peaks are all below the working nodes). The upper one is the cached top.
+            let Some([left, right]) = entries.get_mut(depth.wrapping_sub(2)..depth) else {
                 return Err(MergeNoNodes);
             };
             let h = left.height;
             if h & FINISHED != 0 {
                 return Err(MergeNoNodes);
             }
-            if right.height != h {
+            if t_h != h {
                 return Err(MergeHeightMismatch);
             }
             let bit = 1u64.wrapping_shl(h as u32);
-            if left.first & bit != 0 || right.first != left.first.wrapping_add(bit) {
+            if left.first & bit != 0 || t_first != left.first.wrapping_add(bit) {
                 return Err(MergeNotSiblings);
             }
-            let r = entry_hash(right, payload)?;
+            let r = if h == 0 {
+                stored_item(payload, right.src)?
+            } else {
+                &right.hash[(h & 1) as usize]
+            };
             let src = left.src;
             let (x, y) = halves(&mut left.hash, h);
             let l = if h == 0 {
@@ -432,11 +448,16 @@ fn run_peak<M: Merge>(
                 &*x
             };
             M::merge(l, r, y);
-            left.height = h.wrapping_add(1);
+            t_first = left.first;
+            t_h = h.wrapping_add(1);
             depth = depth.wrapping_sub(1);
         } else {
             break;
         }
+    }
+    if let Some(top) = entries.get_mut(depth.wrapping_sub(1)) {
+        top.first = t_first;
+        top.height = t_h;
     }
     cursor.depth.set(depth);
     Ok(pos)

@@ -272,3 +272,28 @@ fn reference_workload_shape() {
     );
     assert_eq!(counts[3] + counts[5] + counts[6], items.len());
 }
+
+/// One `Stack` reused across honest and broken payloads gives the same verdicts as a fresh
+/// one each time: no state leaks from one run into the next.
+#[test]
+fn reused_stack_has_no_memory() {
+    use compiled_proof::{compute_root_with, Stack};
+    let mut rng = StdRng::seed_from_u64(0x5eed_0005);
+    let fixture = Fixture::random(&mut rng, 600);
+    let mut stack = Stack::new();
+    for _ in 0..2000 {
+        let n: u64 = rng.gen_range(1..=600);
+        let k = rng.gen_range(1..=n.min(20)) as usize;
+        let indexes = sample_indexes(&mut rng, n, k);
+        let mut payload = fixture.payload(n, &indexes);
+        if rng.gen_bool(0.5) {
+            let at = rng.gen_range(0..payload.len());
+            payload[at] ^= 1 << rng.gen_range(0..8);
+        }
+        let fresh = compute_root(&payload, n);
+        assert_eq!(compute_root_with::<Blake>(&mut stack, &payload, n), fresh);
+        if payload == fixture.payload(n, &indexes) {
+            assert_eq!(fresh, Ok(fixture.root(n)));
+        }
+    }
+}
