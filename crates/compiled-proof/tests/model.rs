@@ -354,6 +354,71 @@ fn mutated_streams_match_model() {
     }
 }
 
+/// Writes the mutated-stream corpus as vectors for the C harness (`c/host/harness.c`
+/// format: `P payload root mmr_size code`), with the Rust verdicts as the expected codes:
+/// `CP_VECTORS_OUT=/tmp/rust.vec cargo test -p compiled-proof --features std --release
+/// --test model -- --ignored dump_vectors`.
+#[test]
+#[ignore]
+fn dump_vectors() {
+    use std::io::Write;
+    let path = std::env::var("CP_VECTORS_OUT").expect("set CP_VECTORS_OUT");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let hex = |b: &[u8]| -> String {
+        if b.is_empty() {
+            "-".into()
+        } else {
+            b.iter().map(|x| format!("{x:02x}")).collect()
+        }
+    };
+    let mut rng = StdRng::seed_from_u64(0x30de_0004);
+    let f = Fixture::random(&mut rng, 200);
+    for case in 0..20_000 {
+        let n = rng.gen_range(1..=200u64);
+        let k = rng.gen_range(1..=n.min(6)) as usize;
+        let indexes = sample_indexes(&mut rng, n, k);
+        let (mut records, mut commands) = decode(&f.payload(n, &indexes));
+        for _ in 0..rng.gen_range(0..=2) {
+            let c = commands.len();
+            let item = f.node(rng.gen_range(0..300));
+            match rng.gen_range(0..6) {
+                0 if c > 0 => {
+                    commands.remove(rng.gen_range(0..c));
+                }
+                1 if c > 1 => {
+                    let i = rng.gen_range(0..c - 1);
+                    commands.swap(i, i + 1);
+                }
+                2 => commands.insert(rng.gen_range(0..=c), Command::Proof(item)),
+                3 => commands.insert(rng.gen_range(0..=c), Command::Leaf),
+                4 => {
+                    let i = rng.gen_range(0..records.len());
+                    records[i].0 = rng.gen_range(0..n + 2);
+                }
+                _ => records.push((rng.gen_range(0..n + 2), [7; 32])),
+            }
+        }
+        let mut payload = enc(&records, &commands);
+        if rng.gen_ratio(1, 4) {
+            let at = rng.gen_range(0..payload.len());
+            payload[at] = rng.gen();
+        }
+        let root = f.root(n);
+        let code = match verify(&payload, &root, n) {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        };
+        let size = mmr_lock::mmr::mmr_size_of(n);
+        writeln!(
+            out,
+            "P {} {} {size} {code} rust-{case}",
+            hex(&payload),
+            hex(&root)
+        )
+        .unwrap();
+    }
+}
+
 /// Honest proofs and their single-byte mutations.
 #[test]
 fn mutated_honest_proofs_match_model() {
