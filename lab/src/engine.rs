@@ -1,0 +1,280 @@
+//! One verifier run in ckb-script, the engine behind ckb-debugger, ckb-testtool and CKB itself.
+//!
+//! An [`Engine`] belongs to one thread. It owns deep copies of the verifier binaries and its own
+//! consensus, environment and debug printer, so nothing reference-counted is shared with another
+//! thread: every `Arc` and `Bytes` cloned per run lives on this thread's cache lines only (see
+//! docs/performance.md, "Seed sweep").
+
+use ckb_chain_spec::consensus::{Consensus, ConsensusBuilder};
+use ckb_script::{TransactionScriptsVerifier, TxVerifyEnv};
+use ckb_traits::{CellDataProvider, ExtensionProvider, HeaderProvider};
+use ckb_types::{
+    bytes::Bytes,
+    core::{
+        cell::{CellMeta, CellMetaBuilder, ResolvedTransaction},
+        hardfork::{HardForks, CKB2021, CKB2023},
+        DepType, HeaderBuilder, HeaderView, ScriptHashType, TransactionBuilder,
+    },
+    packed::{Byte32, CellDep, CellInput, CellOutput, OutPoint, Script},
+    prelude::*,
+};
+use std::sync::Arc;
+
+/// ckb-script's debug printer type (the verifiers print nothing on honest runs).
+type DebugPrinter = Arc<dyn Fn(&Byte32, &str) + Send + Sync>;
+use tx_generator::Workload;
+
+/// The cycle limit of one run: far above any honest proof, as in the tests.
+pub const MAX_CYCLES: u64 = 70_000_000;
+
+/// The payload format a verifier reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// docs/baseline-format.md (the baseline verifier).
+    Baseline,
+    /// docs/compiled-format.md (the compiled Rust verifier and the C verifier).
+    Compiled,
+}
+
+impl Format {
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "baseline" => Some(Format::Baseline),
+            "compiled" => Some(Format::Compiled),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Baseline => "baseline",
+            Format::Compiled => "compiled",
+        }
+    }
+
+    /// The `WitnessArgs` (lock field = this format's payload) for the honest proof of `w`.
+    pub fn witness(self, w: &Workload) -> Result<Vec<u8>, String> {
+        let payload = match self {
+            Format::Baseline => w.baseline_payload(),
+            Format::Compiled => w
+                .compiled_payload()
+                .map_err(|e| format!("compiling the proof: {e:?}"))?,
+        };
+        Ok(tx_generator::witness_args_with_lock(&payload))
+    }
+}
+
+/// The release verifiers, in tx.json input order (0 baseline, 1 C, 2 compiled), with the
+/// format each reads.
+pub const RELEASE_VERIFIERS: [(&str, Format); 3] = [
+    ("baseline-verifier", Format::Baseline),
+    ("c-verifier", Format::Compiled),
+    ("compiled-verifier", Format::Compiled),
+];
+
+/// A verifier to measure: plain data, shared read-only between threads and copied by each
+/// [`Engine`] when it starts.
+#[derive(Debug, Clone)]
+pub struct ProgramSpec {
+    pub name: String,
+    pub format: Format,
+    pub binary: Vec<u8>,
+}
+
+impl ProgramSpec {
+    pub fn load(name: &str, format: Format, path: &std::path::Path) -> Result<ProgramSpec, String> {
+        let binary = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(ProgramSpec {
+            name: name.to_string(),
+            format,
+            binary,
+        })
+    }
+}
+
+/// What one run gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Accepted(u64),
+    /// The script exited with this code.
+    Rejected(i8),
+    /// Anything else ckb-script reported (a VM fault, exceeded cycles, ...).
+    Failed(String),
+}
+
+/// The cell data of the scripts is always in the resolved transaction, and the verifiers read
+/// no headers or extensions: nothing to load.
+#[derive(Clone, Copy)]
+struct NoLoader;
+
+impl CellDataProvider for NoLoader {
+    fn get_cell_data(&self, _: &OutPoint) -> Option<Bytes> {
+        None
+    }
+    fn get_cell_data_hash(&self, _: &OutPoint) -> Option<Byte32> {
+        None
+    }
+}
+
+impl HeaderProvider for NoLoader {
+    fn get_header(&self, _: &Byte32) -> Option<HeaderView> {
+        None
+    }
+}
+
+impl ExtensionProvider for NoLoader {
+    fn get_block_extension(&self, _: &Byte32) -> Option<ckb_types::packed::Bytes> {
+        None
+    }
+}
+
+/// A deployed verifier: its code cell, resolved once.
+struct Program {
+    format: Format,
+    dep_meta: CellMeta,
+    code_hash: Byte32,
+}
+
+/// One thread's ckb-script setup. Not `Sync` on purpose: build one per thread.
+pub struct Engine {
+    consensus: Arc<Consensus>,
+    env: Arc<TxVerifyEnv>,
+    printer: DebugPrinter,
+    programs: Vec<Program>,
+    _not_sync: std::marker::PhantomData<std::cell::Cell<()>>,
+}
+
+fn out_point(tag: u8, index: u32) -> OutPoint {
+    let mut tx_hash = [tag; 32];
+    tx_hash[28..].copy_from_slice(&index.to_le_bytes());
+    OutPoint::new_builder()
+        .tx_hash(tx_hash.pack())
+        .index(index)
+        .build()
+}
+
+impl Engine {
+    /// Copies every binary (new allocations owned by this thread) and resolves its code cell.
+    pub fn new(specs: &[ProgramSpec]) -> Engine {
+        // The same consensus ckb-testtool (and so the tests) verify with: ckb2021 and ckb2023
+        // active from genesis, so `data2` scripts run on VM version 2 with the B extension.
+        let consensus = ConsensusBuilder::default()
+            .hardfork_switch(HardForks {
+                ckb2021: CKB2021::new_dev_default(),
+                ckb2023: CKB2023::new_dev_default(),
+            })
+            .build();
+        let tip = HeaderBuilder::default().number(0u64).build();
+        let programs = specs
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let data = Bytes::from(spec.binary.clone());
+                let output = CellOutput::new_builder()
+                    .capacity((data.len() as u64 + 200) * 100_000_000)
+                    .build();
+                let code_hash = CellOutput::calc_data_hash(&data);
+                let dep_meta = CellMetaBuilder::from_cell_output(output, data)
+                    .out_point(out_point(0xd0, i as u32))
+                    .build();
+                Program {
+                    format: spec.format,
+                    dep_meta,
+                    code_hash,
+                }
+            })
+            .collect();
+        Engine {
+            consensus: Arc::new(consensus),
+            env: Arc::new(TxVerifyEnv::new_submit(&tip)),
+            printer: Arc::new(|_: &Byte32, _: &str| {}),
+            programs,
+            _not_sync: std::marker::PhantomData,
+        }
+    }
+
+    pub fn format(&self, program: usize) -> Format {
+        self.programs[program].format
+    }
+
+    /// Runs `program` as the lock of one input with `args`, `witness` at index 0: the
+    /// transaction shape of ckb-testtool's tests (one code cell dep, one input, one output).
+    pub fn run(&self, program: usize, args: &[u8], witness: &[u8]) -> Outcome {
+        let p = &self.programs[program];
+        let lock = Script::new_builder()
+            .code_hash(p.code_hash.clone())
+            .hash_type(ScriptHashType::Data2)
+            .args(Bytes::copy_from_slice(args).pack())
+            .build();
+        let input_out_point = out_point(0x1a, 0);
+        let input_output = CellOutput::new_builder()
+            .capacity(1_000_000_000_000u64)
+            .lock(lock.clone())
+            .build();
+        let input_meta = CellMetaBuilder::from_cell_output(input_output, Bytes::new())
+            .out_point(input_out_point.clone())
+            .build();
+        let tx = TransactionBuilder::default()
+            .cell_dep(
+                CellDep::new_builder()
+                    .out_point(p.dep_meta.out_point.clone())
+                    .dep_type(DepType::Code)
+                    .build(),
+            )
+            .input(
+                CellInput::new_builder()
+                    .previous_output(input_out_point)
+                    .build(),
+            )
+            .output(
+                CellOutput::new_builder()
+                    .capacity(900_000_000_000u64)
+                    .lock(lock)
+                    .build(),
+            )
+            .output_data(Bytes::new().pack())
+            .witness(Bytes::copy_from_slice(witness).pack())
+            .build();
+        let rtx = ResolvedTransaction {
+            transaction: tx,
+            resolved_cell_deps: vec![p.dep_meta.clone()],
+            resolved_inputs: vec![input_meta],
+            resolved_dep_groups: vec![],
+        };
+        let verifier = TransactionScriptsVerifier::new_with_debug_printer(
+            Arc::new(rtx),
+            NoLoader,
+            Arc::clone(&self.consensus),
+            Arc::clone(&self.env),
+            Arc::clone(&self.printer),
+        );
+        match verifier.verify(MAX_CYCLES) {
+            Ok(cycles) => Outcome::Accepted(cycles),
+            Err(e) => {
+                let text = e.to_string();
+                match exit_code(&text) {
+                    Some(code) => Outcome::Rejected(code),
+                    None => Outcome::Failed(text),
+                }
+            }
+        }
+    }
+
+    /// Runs `program` on the honest proof of `w`.
+    pub fn run_honest(&self, program: usize, w: &Workload) -> Outcome {
+        match self.format(program).witness(w) {
+            Ok(witness) => self.run(program, &w.lock_args(), &witness),
+            Err(e) => Outcome::Failed(e),
+        }
+    }
+}
+
+/// The exit code in ckb-script's error text ("... error code N ...").
+fn exit_code(err: &str) -> Option<i8> {
+    let at = err.find("error code ")?;
+    let digits: String = err[at + 11..]
+        .chars()
+        .take_while(|c| *c == '-' || c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}

@@ -1,0 +1,251 @@
+//! The journey table: every tuning step as its own binary (built by `./build.sh journey`),
+//! its ckb-debugger cycles on the reference seed, min/median/max over a seed sweep run here
+//! in-process, the delta against the step before and the stripped size.
+
+use crate::engine::{Format, ProgramSpec};
+use crate::sweep::{self, Progress, Stats};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// One step, as build.sh lists it in the manifest (tab-separated:
+/// `tag  label  group  format  binary  debugger-cycles`).
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub tag: String,
+    pub label: String,
+    /// Steps of one group build on each other; the delta is taken within a group.
+    pub group: String,
+    pub format: Format,
+    pub binary: PathBuf,
+    /// Cycles ckb-debugger reported for this binary on the reference seed.
+    pub debugger_cycles: u64,
+}
+
+/// A measured step.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub variant: Variant,
+    pub reference_cycles: u64,
+    pub delta: Option<i64>,
+    pub sweep: Stats,
+    pub stripped_bytes: u64,
+}
+
+/// The whole table.
+#[derive(Debug, Clone)]
+pub struct Journey {
+    pub reference_seed: u64,
+    pub sweep_seeds: Vec<u64>,
+    pub rows: Vec<Row>,
+}
+
+pub fn read_manifest(path: &Path) -> Result<Vec<Variant>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .enumerate()
+        .map(|(i, line)| {
+            let f: Vec<&str> = line.split('\t').collect();
+            let bad = || format!("{}: line {}: {line:?}", path.display(), i + 1);
+            if f.len() != 6 {
+                return Err(bad());
+            }
+            Ok(Variant {
+                tag: f[0].to_string(),
+                label: f[1].to_string(),
+                group: f[2].to_string(),
+                format: Format::parse(f[3]).ok_or_else(bad)?,
+                binary: base.join(f[4]),
+                debugger_cycles: f[5].parse().map_err(|_| bad())?,
+            })
+        })
+        .collect()
+}
+
+/// Measures every variant on the reference seed (which must give ckb-debugger's number
+/// exactly) and on `sweep_seeds`, on all cores.
+pub fn measure(
+    variants: Vec<Variant>,
+    reference_seed: u64,
+    sweep_seeds: Vec<u64>,
+    threads: usize,
+) -> Result<Journey, String> {
+    let specs: Vec<ProgramSpec> = variants
+        .iter()
+        .map(|v| ProgramSpec::load(&v.label, v.format, &v.binary))
+        .collect::<Result<_, _>>()?;
+    let reference = sweep::run(&specs, &[reference_seed], 1, "reference", Progress::Quiet)?;
+    let sweep = sweep::run(&specs, &sweep_seeds, threads, "sweep", Progress::Bar)?;
+    let mut rows: Vec<Row> = Vec::with_capacity(variants.len());
+    for (i, v) in variants.into_iter().enumerate() {
+        let in_process = reference.cycles[i];
+        if in_process != v.debugger_cycles {
+            return Err(format!(
+                "{} ({}): ckb-debugger reported {} cycles on seed {reference_seed}, \
+                 ckb-script in-process {in_process}: the engines disagree",
+                v.tag, v.label, v.debugger_cycles
+            ));
+        }
+        let delta = rows
+            .last()
+            .filter(|prev| prev.variant.group == v.group)
+            .map(|prev| in_process as i64 - prev.reference_cycles as i64);
+        let stripped_bytes = std::fs::metadata(&v.binary)
+            .map_err(|e| format!("{}: {e}", v.binary.display()))?
+            .len();
+        rows.push(Row {
+            variant: v,
+            reference_cycles: in_process,
+            delta,
+            sweep: sweep.stats(i),
+            stripped_bytes,
+        });
+    }
+    Ok(Journey {
+        reference_seed,
+        sweep_seeds,
+        rows,
+    })
+}
+
+/// 1234567 -> "1,234,567" (and negatives).
+pub fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+fn seeds_text(seeds: &[u64]) -> String {
+    let contiguous = seeds.windows(2).all(|w| w[1] == w[0] + 1);
+    match (seeds.first(), seeds.last()) {
+        (Some(a), Some(b)) if contiguous => format!("seeds {a}..={b}"),
+        _ => format!("{} seeds", seeds.len()),
+    }
+}
+
+impl Journey {
+    pub fn sweep_description(&self) -> String {
+        seeds_text(&self.sweep_seeds)
+    }
+
+    /// The table as printed (fixed-width text).
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "{:<3} {:<40} {:>10} {:>9} {:>10} {:>10} {:>10} {:>8}\n",
+            "#", "variant", "ref seed", "delta", "min", "median", "max", "bytes"
+        );
+        for r in &self.rows {
+            s.push_str(&format!(
+                "{:<3} {:<40} {:>10} {:>9} {:>10} {:>10} {:>10} {:>8}\n",
+                r.variant.tag,
+                r.variant.label,
+                r.reference_cycles,
+                r.delta.map(|d| d.to_string()).unwrap_or_default(),
+                r.sweep.min,
+                r.sweep.median,
+                r.sweep.max,
+                r.stripped_bytes
+            ));
+        }
+        s
+    }
+
+    /// The table in Markdown, for docs/performance.md.
+    pub fn markdown(&self) -> String {
+        let mut s = format!(
+            "| # | variant | cycles, seed {} | delta | min | median | max | stripped bytes |\n\
+             | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+            self.reference_seed
+        );
+        for r in &self.rows {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                r.variant.tag,
+                r.variant.label,
+                thousands(r.reference_cycles as i64),
+                r.delta.map(thousands).unwrap_or_default(),
+                thousands(r.sweep.min as i64),
+                thousands(r.sweep.median as i64),
+                thousands(r.sweep.max as i64),
+                thousands(r.stripped_bytes as i64)
+            ));
+        }
+        s
+    }
+
+    pub fn csv(&self) -> String {
+        let mut s = String::from(
+            "tag,variant,group,reference_cycles,delta,sweep_min,sweep_median,sweep_max,stripped_bytes\n",
+        );
+        for r in &self.rows {
+            s.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{}\n",
+                r.variant.tag,
+                csv_field(&r.variant.label),
+                r.variant.group,
+                r.reference_cycles,
+                r.delta.map(|d| d.to_string()).unwrap_or_default(),
+                r.sweep.min,
+                r.sweep.median,
+                r.sweep.max,
+                r.stripped_bytes
+            ));
+        }
+        s
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        json!({
+            "reference_seed": self.reference_seed,
+            "sweep_seeds": self.sweep_seeds,
+            "median": "the lower middle value for an even number of seeds",
+            "engine": "reference_cycles: ckb-debugger on tx.json, checked equal to ckb-script \
+                       in-process; sweep: ckb-script in-process",
+            "variants": self.rows.iter().map(|r| json!({
+                "tag": r.variant.tag,
+                "variant": r.variant.label,
+                "group": r.variant.group,
+                "format": r.variant.format.name(),
+                "reference_cycles": r.reference_cycles,
+                "delta": r.delta,
+                "sweep": { "min": r.sweep.min, "median": r.sweep.median, "max": r.sweep.max },
+                "stripped_bytes": r.stripped_bytes,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// Steps of a group whose reference-seed cycles do not go down.
+    pub fn non_decreasing_steps(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .filter(|r| r.variant.group != "c" && r.delta.is_some_and(|d| d >= 0))
+            .map(|r| {
+                format!(
+                    "{} {} ({:+})",
+                    r.variant.tag,
+                    r.variant.label,
+                    r.delta.unwrap()
+                )
+            })
+            .collect()
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
