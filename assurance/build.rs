@@ -1,0 +1,28 @@
+//! Compiles the C verifier's core (`c/lock_common.h`, `c/compiled_proof.h`, shared with the
+//! contract) natively
+//! through `csrc/c_core.c` for the FFI adapter in `src/native.rs`.
+//!
+//! Under cargo-fuzz (`--cfg fuzzing`) with a clang host compiler, the C code also gets
+//! libFuzzer's coverage instrumentation, so the fuzzer is guided by the C branches too.
+
+fn main() {
+    let c_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../c");
+    for f in ["compiled_proof.h", "lock_common.h"] {
+        println!("cargo:rerun-if-changed={}", c_dir.join(f).display());
+    }
+    println!("cargo:rerun-if-changed=csrc/c_core.c");
+    println!("cargo:rerun-if-env-changed=CC");
+    let mut build = cc::Build::new();
+    build
+        .file("csrc/c_core.c")
+        .include(&c_dir)
+        .std("gnu11")
+        .opt_level(2)
+        .warnings(true)
+        .extra_warnings(true)
+        .flag_if_supported("-Wno-unused-function");
+    if std::env::var_os("CARGO_CFG_FUZZING").is_some() && build.get_compiler().is_like_clang() {
+        build.flag("-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp");
+    }
+    build.compile("assurance_c_core");
+}

@@ -1,0 +1,782 @@
+//! Differential testing: a byte string (from libFuzzer, a corpus file or a PRNG) decodes to
+//! an honest proof of a small MMR plus a list of mutations; the mutated transaction inputs
+//! (args, witness 0 for each format) run through the three cores and the model.
+//!
+//! A [`Case`] is checked by [`check`]: compiled Rust and C return the same code; each
+//! verifier accepts iff the model does; every code is documented; nothing accepted claims a
+//! leaf the MMR does not hold or other args than the MMR's; and when only
+//! format-independent mutations were applied (args, mmr_size, witness encoding), baseline
+//! and compiled reach the same verdict, with the same code when it is a lock-level one.
+
+use crate::mmr::Mmr;
+use crate::model::{self, Cmd, Format};
+use crate::native;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Reads the fuzz input; past its end every read gives 0.
+pub struct Input<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Input<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Input { data, at: 0 }
+    }
+    pub fn u8(&mut self) -> u8 {
+        let b = self.data.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        b
+    }
+    pub fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.u8(), self.u8()])
+    }
+    pub fn u64(&mut self) -> u64 {
+        let mut b = [0u8; 8];
+        for x in &mut b {
+            *x = self.u8();
+        }
+        u64::from_le_bytes(b)
+    }
+    /// The unread rest.
+    pub fn rest(&mut self) -> &'a [u8] {
+        let r = self.data.get(self.at..).unwrap_or(&[]);
+        self.at = self.data.len();
+        r
+    }
+    /// `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n <= 256 {
+            self.u8() as usize % n
+        } else {
+            self.u16() as usize % n
+        }
+    }
+}
+
+/// Largest MMR the scenarios build.
+pub const MAX_LEAVES: u64 = 80;
+
+thread_local! {
+    static MMRS: RefCell<HashMap<(u64, u8), Rc<Mmr>>> = RefCell::new(HashMap::new());
+}
+
+/// Leaf values: 0 distinct, 1 all equal, 2 three distinct values repeating.
+fn mmr(n: u64, kind: u8) -> Rc<Mmr> {
+    MMRS.with(|m| {
+        m.borrow_mut()
+            .entry((n, kind))
+            .or_insert_with(|| {
+                let leaves: Vec<[u8; 32]> = (0..n)
+                    .map(|i| match kind {
+                        0 => crate::hash::digest(&[b"leaf".as_slice(), &i.to_le_bytes()].concat()),
+                        1 => [0xab; 32],
+                        _ => [(i % 3) as u8 + 1; 32],
+                    })
+                    .collect();
+                Rc::new(Mmr::build(&leaves))
+            })
+            .clone()
+    })
+}
+
+/// One differential test case: the inputs of a transaction for each format.
+#[derive(Clone)]
+pub struct Case {
+    pub mmr: Rc<Mmr>,
+    pub args: Vec<u8>,
+    /// Witness 0 of the baseline lock (`None`: no witness).
+    pub baseline_witness: Option<Vec<u8>>,
+    /// Witness 0 of the compiled locks (Rust and C).
+    pub compiled_witness: Option<Vec<u8>>,
+    /// Only mutations that do not depend on the payload format were applied.
+    pub format_independent: bool,
+    /// Names of the mutations applied, for reports.
+    pub mutations: Vec<&'static str>,
+}
+
+/// A payload under mutation: structured while no byte-level mutation broke it.
+struct Compiled {
+    leaves: Vec<(u64, [u8; 32])>,
+    cmds: Vec<Cmd>,
+    bytes: Option<Vec<u8>>,
+}
+
+struct Baseline {
+    leaves: Vec<(u64, [u8; 32])>,
+    items: Vec<[u8; 32]>,
+    bytes: Option<Vec<u8>>,
+}
+
+impl Compiled {
+    fn bytes(&mut self) -> &mut Vec<u8> {
+        if self.bytes.is_none() {
+            self.bytes = Some(model::encode_compiled(&self.leaves, &self.cmds));
+        }
+        self.bytes.as_mut().unwrap()
+    }
+}
+
+impl Baseline {
+    fn bytes(&mut self) -> &mut Vec<u8> {
+        if self.bytes.is_none() {
+            self.bytes = Some(model::encode_baseline(&self.leaves, &self.items));
+        }
+        self.bytes.as_mut().unwrap()
+    }
+}
+
+/// A value an attacker would try: a node value, the root, zero, or a leaf.
+fn pool_value(input: &mut Input, mmr: &Mmr) -> [u8; 32] {
+    match input.u8() % 8 {
+        0 => mmr.root,
+        1 => [0; 32],
+        2 => mmr.leaves[input.below(mmr.leaves.len())],
+        _ => mmr.nodes[input.below(mmr.nodes.len())],
+    }
+}
+
+/// An index or position an attacker would try, near `base`.
+fn nasty_u64(input: &mut Input, base: u64, n: u64, size: u64) -> u64 {
+    match input.u8() % 12 {
+        0 => base.wrapping_add(1),
+        1 => base.wrapping_sub(1),
+        2 => n,
+        3 => size,
+        4 => u64::MAX,
+        5 => 1 << 50,
+        6 => (1 << 50) - 1,
+        7 => 0,
+        8 => input.below(size as usize + 2) as u64,
+        9 => base ^ (1 << input.below(64)),
+        10 => n.wrapping_sub(1),
+        _ => input.u64(),
+    }
+}
+
+/// Byte-level mutation of a payload: flip, truncate, insert or delete bytes (which splits
+/// and joins items), overwrite a u32 count, append.
+fn mutate_bytes(input: &mut Input, p: &mut Vec<u8>) -> &'static str {
+    let len = p.len();
+    match input.u8() % 7 {
+        0 if len > 0 => {
+            let at = input.below(len);
+            p[at] ^= 1 << (input.u8() % 8);
+            "flip bit"
+        }
+        1 => {
+            p.truncate(input.below(len + 1));
+            "truncate"
+        }
+        2 => {
+            let at = input.below(len + 1);
+            let k = 1 + input.below(40);
+            let fill = input.u8();
+            p.splice(at..at, std::iter::repeat_n(fill, k));
+            "insert bytes"
+        }
+        3 if len > 0 => {
+            let at = input.below(len);
+            let k = (1 + input.below(40)).min(len - at);
+            p.drain(at..at + k);
+            "delete bytes"
+        }
+        4 if len >= 4 => {
+            let v: u32 = match input.u8() % 5 {
+                0 => 0,
+                1 => u32::MAX,
+                2 => u32::from_le_bytes(p[..4].try_into().unwrap()).wrapping_add(1),
+                3 => u32::from_le_bytes(p[..4].try_into().unwrap()).wrapping_sub(1),
+                _ => input.u16() as u32,
+            };
+            let at = if input.u8() % 2 == 0 {
+                0
+            } else {
+                input.below(len - 3)
+            };
+            p[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            "overwrite u32"
+        }
+        5 => {
+            let k = 1 + input.below(40);
+            let fill = input.u8();
+            p.extend(std::iter::repeat_n(fill, k));
+            "append bytes"
+        }
+        _ => {
+            if len > 0 {
+                let at = input.below(len);
+                p[at] = input.u8();
+            }
+            "overwrite byte"
+        }
+    }
+}
+
+fn mutate_compiled(input: &mut Input, mmr: &Mmr, c: &mut Compiled) -> &'static str {
+    if c.bytes.is_some() {
+        return mutate_bytes(input, c.bytes());
+    }
+    let n = mmr.leaf_count();
+    let size = mmr.mmr_size();
+    let nc = c.cmds.len();
+    match input.u8() % 12 {
+        0 if nc > 0 => {
+            c.cmds.remove(input.below(nc));
+            "drop command"
+        }
+        1 => {
+            let op = 1 + input.below(6) as u8;
+            let cmd = Cmd::from_op(op, pool_value(input, mmr)).unwrap();
+            c.cmds.insert(input.below(nc + 1), cmd);
+            "insert command"
+        }
+        2 if nc > 1 => {
+            let i = input.below(nc - 1);
+            c.cmds.swap(i, i + 1);
+            "swap commands"
+        }
+        3 if nc > 0 => {
+            let i = input.below(nc);
+            let cmd = c.cmds[i];
+            c.cmds.insert(i, cmd);
+            "duplicate command"
+        }
+        4 if nc > 0 => {
+            let i = input.below(nc);
+            let item = c.cmds[i]
+                .item()
+                .copied()
+                .unwrap_or_else(|| pool_value(input, mmr));
+            c.cmds[i] = Cmd::from_op(1 + input.below(6) as u8, item).unwrap();
+            "change opcode"
+        }
+        5 if nc > 0 => {
+            let i = input.below(nc);
+            let op = c.cmds[i].opcode();
+            if op == 3 || op == 5 || op == 6 {
+                let v = pool_value(input, mmr);
+                c.cmds[i] = Cmd::from_op(op, v).unwrap();
+            }
+            "replace item"
+        }
+        6 if !c.leaves.is_empty() => {
+            let i = input.below(c.leaves.len());
+            c.leaves[i].0 = nasty_u64(input, c.leaves[i].0, n, size);
+            "change leaf index"
+        }
+        7 if !c.leaves.is_empty() => {
+            let i = input.below(c.leaves.len());
+            c.leaves[i].1 = pool_value(input, mmr);
+            "change leaf value"
+        }
+        8 if !c.leaves.is_empty() => {
+            let i = input.below(c.leaves.len());
+            match input.u8() % 3 {
+                0 => {
+                    c.leaves.remove(i);
+                }
+                1 => {
+                    let l = c.leaves[i];
+                    c.leaves.insert(i, l);
+                }
+                _ => {
+                    let j = input.below(c.leaves.len());
+                    c.leaves.swap(i, j);
+                }
+            }
+            "drop, duplicate or swap leaf records"
+        }
+        9 if !c.leaves.is_empty() => {
+            // Move a leaf: a genuine (index, value) pair, at the place of another.
+            let i = input.below(c.leaves.len());
+            let j = input.below(n as usize);
+            c.leaves[i] = (j as u64, mmr.leaves[j]);
+            "move leaf"
+        }
+        10 => {
+            // Commands of a different claim (e.g. a neighbour's honest stream).
+            let j = input.below(n as usize) as u64;
+            let bag = model::bag_points(n, &[j]).first().copied();
+            c.cmds = model::honest_commands(mmr, &[j], bag);
+            "commands of another leaf"
+        }
+        _ => mutate_bytes(input, c.bytes()),
+    }
+}
+
+fn mutate_baseline(input: &mut Input, mmr: &Mmr, b: &mut Baseline) -> &'static str {
+    if b.bytes.is_some() {
+        return mutate_bytes(input, b.bytes());
+    }
+    let n = mmr.leaf_count();
+    let size = mmr.mmr_size();
+    let ni = b.items.len();
+    match input.u8() % 9 {
+        0 if !b.leaves.is_empty() => {
+            let i = input.below(b.leaves.len());
+            b.leaves[i].0 = match input.u8() % 3 {
+                0 => mmr.leaf_pos[input.below(n as usize)],
+                _ => nasty_u64(input, b.leaves[i].0, n, size),
+            };
+            "change position"
+        }
+        1 if ni > 0 => {
+            b.items.remove(input.below(ni));
+            "drop item"
+        }
+        2 => {
+            let v = pool_value(input, mmr);
+            b.items.insert(input.below(ni + 1), v);
+            "insert item"
+        }
+        3 if ni > 1 => {
+            let i = input.below(ni - 1);
+            b.items.swap(i, i + 1);
+            "swap items"
+        }
+        4 if ni > 0 => {
+            let i = input.below(ni);
+            b.items[i] = pool_value(input, mmr);
+            "replace item"
+        }
+        5 if !b.leaves.is_empty() => {
+            let i = input.below(b.leaves.len());
+            b.leaves[i].1 = pool_value(input, mmr);
+            "change leaf value"
+        }
+        6 if !b.leaves.is_empty() => {
+            let i = input.below(b.leaves.len());
+            match input.u8() % 3 {
+                0 => {
+                    b.leaves.remove(i);
+                }
+                1 => {
+                    let l = b.leaves[i];
+                    b.leaves.insert(i, l);
+                }
+                _ => {
+                    let j = input.below(b.leaves.len());
+                    b.leaves.swap(i, j);
+                }
+            }
+            "drop, duplicate or swap leaf records"
+        }
+        7 if !b.leaves.is_empty() => {
+            let i = input.below(b.leaves.len());
+            let j = input.below(n as usize);
+            b.leaves[i] = (mmr.leaf_pos[j], mmr.leaves[j]);
+            "move leaf"
+        }
+        _ => mutate_bytes(input, b.bytes()),
+    }
+}
+
+/// Mutations of the args: root bits, mmr_size, length (never 41 bytes: owner mode has its
+/// own tests, and these adapters model the plain 40-byte mode).
+fn mutate_args(input: &mut Input, mmr: &Mmr, args: &mut Vec<u8>) -> &'static str {
+    match input.u8() % 4 {
+        0 if !args.is_empty() => {
+            let at = input.below(args.len().min(32));
+            args[at] ^= 1 << (input.u8() % 8);
+            "flip root bit"
+        }
+        1 | 2 if args.len() >= 40 => {
+            let size = mmr.mmr_size();
+            let v = match input.u8() % 10 {
+                0 => size + 1,
+                1 => size - 1,
+                2 => 0,
+                3 => 1 << 50,
+                4 => (1 << 50) + 1,
+                5 => u64::MAX,
+                6 => mmr_lock::mmr::mmr_size_of(mmr.leaf_count() + 1),
+                7 => mmr_lock::mmr::mmr_size_of((mmr.leaf_count() - 1).max(1)),
+                8 => mmr_lock::mmr::mmr_size_of(1 + input.below(200) as u64),
+                _ => input.u64(),
+            };
+            args[32..40].copy_from_slice(&v.to_le_bytes());
+            if model::leaf_count_of_size(v).is_some() {
+                // Another canonical size over the same root reinterprets the proof's shape
+                // (e.g. a leafless peak's item becomes a peak of another height), which the
+                // formats express differently: not format-independent.
+                "change mmr_size to another canonical size"
+            } else {
+                "change mmr_size"
+            }
+        }
+        _ => {
+            let len = match input.u8() % 6 {
+                0 => 0,
+                1 => 32,
+                2 => 39,
+                3 => 42,
+                4 => 200,
+                _ => input.below(300),
+            };
+            let len = if len == 41 { 42 } else { len };
+            args.resize(len, 0x5a);
+            "change args length"
+        }
+    }
+}
+
+/// A molecule mutation of `WitnessArgs`, the same for both formats (it touches the header
+/// and field framing only, never the lock field's content).
+#[derive(Clone, Copy)]
+enum WitnessMutation {
+    Missing,
+    TotalSize(u32),
+    Offset(usize, u32),
+    LockLength(u32),
+    Truncate(usize),
+    Append(u8),
+    LockNone,
+    InputType,
+    Oversize,
+}
+
+fn witness_mutation(input: &mut Input) -> WitnessMutation {
+    match input.u8() % 9 {
+        0 => WitnessMutation::Missing,
+        1 => WitnessMutation::TotalSize(match input.u8() % 3 {
+            0 => 0,
+            1 => u32::MAX,
+            _ => input.u16() as u32,
+        }),
+        2 => WitnessMutation::Offset(input.below(3), input.u8() as u32),
+        3 => WitnessMutation::LockLength(input.u8() as u32),
+        4 => WitnessMutation::Truncate(input.below(24)),
+        5 => WitnessMutation::Append(input.u8()),
+        6 => WitnessMutation::LockNone,
+        7 => WitnessMutation::InputType,
+        _ => WitnessMutation::Oversize,
+    }
+}
+
+/// WitnessArgs with the lock field and the given input_type.
+fn witness_with(lock: Option<&[u8]>, input_type: Option<&[u8]>) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut offsets = Vec::new();
+    for f in [lock, input_type, None] {
+        offsets.push(16 + body.len() as u32);
+        if let Some(b) = f {
+            body.extend_from_slice(&(b.len() as u32).to_le_bytes());
+            body.extend_from_slice(b);
+        }
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(&(16 + body.len() as u32).to_le_bytes());
+    for o in offsets {
+        out.extend_from_slice(&o.to_le_bytes());
+    }
+    out.extend_from_slice(&body);
+    out
+}
+
+fn apply_witness(m: WitnessMutation, w: &mut Option<Vec<u8>>) {
+    let Some(bytes) = w.as_mut() else { return };
+    // Overwrites a u32 of the framing with a value that differs from the current one (an
+    // equal value would be a no-op in one format and a change in the other).
+    let put = |b: &mut Vec<u8>, at: usize, v: u32| {
+        if b.len() >= at + 4 {
+            let old = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+            let v = if v == old { v.wrapping_add(1) } else { v };
+            b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    };
+    let lock = model::witness_lock(bytes).map(|l| l.to_vec());
+    match m {
+        WitnessMutation::Missing => *w = None,
+        WitnessMutation::TotalSize(v) => put(bytes, 0, v),
+        WitnessMutation::Offset(i, v) => put(bytes, 4 + 4 * i, v),
+        WitnessMutation::LockLength(v) => put(bytes, 16, v),
+        WitnessMutation::Truncate(k) => {
+            let len = bytes.len();
+            bytes.truncate(len.saturating_sub(k + 1));
+        }
+        WitnessMutation::Append(b) => bytes.push(b),
+        WitnessMutation::LockNone => *bytes = witness_with(None, lock.as_deref()),
+        WitnessMutation::InputType => *bytes = witness_with(lock.as_deref(), Some(b"input")),
+        WitnessMutation::Oversize => {
+            // A valid WitnessArgs of 65537 bytes: the lock-level size check comes first.
+            let pad = 65537 - 16 - 4 - 4;
+            *bytes = witness_with(lock.as_deref(), Some(&vec![0u8; pad][..]));
+            bytes.truncate(65537);
+            let len = (bytes.len() as u32).to_le_bytes();
+            bytes[0..4].copy_from_slice(&len);
+            bytes[12..16].copy_from_slice(&len);
+        }
+    }
+}
+
+/// Decodes a case from fuzz input.
+pub fn decode(data: &[u8]) -> Case {
+    let mut input = Input::new(data);
+    let mode = input.u8();
+    let n = 1 + input.below(MAX_LEAVES as usize) as u64;
+    let mmr = mmr(n, input.u8() % 3);
+    let args = mmr.args();
+    if mode % 16 == 15 {
+        // Raw mode: the rest of the input is the payload, in both formats.
+        let raw = input.rest();
+        return Case {
+            args,
+            baseline_witness: Some(model::witness_args(raw)),
+            compiled_witness: Some(model::witness_args(raw)),
+            format_independent: false,
+            mutations: vec!["raw payload"],
+            mmr,
+        };
+    }
+    let count = 1 + input.below(6);
+    let mut indexes: Vec<u64> = (0..count).map(|_| input.below(n as usize) as u64).collect();
+    indexes.sort();
+    indexes.dedup();
+    let points = model::bag_points(n, &indexes);
+    let bag_at = match input.u8() % 3 {
+        0 => None,
+        _ if points.is_empty() => None,
+        _ => Some(points[input.below(points.len())]),
+    };
+    let mut compiled = Compiled {
+        leaves: indexes
+            .iter()
+            .map(|&i| (i, mmr.leaves[i as usize]))
+            .collect(),
+        cmds: model::honest_commands(&mmr, &indexes, bag_at),
+        bytes: None,
+    };
+    let baseline_items: Vec<[u8; 32]> = model::gen_proof_roles(n, &indexes)
+        .into_iter()
+        .map(|r| model::role_value(&mmr, r))
+        .collect();
+    let mut baseline = Baseline {
+        leaves: indexes
+            .iter()
+            .map(|&i| (mmr.leaf_pos[i as usize], mmr.leaves[i as usize]))
+            .collect(),
+        items: baseline_items,
+        bytes: None,
+    };
+    let mut args = args;
+    let mut witness_mutations = Vec::new();
+    let mut format_independent = true;
+    let mut mutations = Vec::new();
+    let rounds = input.u8() % 6;
+    for _ in 0..rounds {
+        let m = match input.u8() % 8 {
+            0..=2 => {
+                format_independent = false;
+                mutate_compiled(&mut input, &mmr, &mut compiled)
+            }
+            3..=4 => {
+                format_independent = false;
+                mutate_baseline(&mut input, &mmr, &mut baseline)
+            }
+            5 => {
+                let m = mutate_args(&mut input, &mmr, &mut args);
+                if m == "change mmr_size to another canonical size" {
+                    format_independent = false;
+                }
+                m
+            }
+            _ => {
+                // One framing mutation per case: two could cancel out in one format and not
+                // in the other (truncate a byte, append the same byte back).
+                let m = witness_mutation(&mut input);
+                if witness_mutations.is_empty() {
+                    witness_mutations.push(m);
+                }
+                "witness encoding"
+            }
+        };
+        mutations.push(m);
+    }
+    let mut bw = Some(model::witness_args(baseline.bytes()));
+    let mut cw = Some(model::witness_args(compiled.bytes()));
+    for m in witness_mutations {
+        apply_witness(m, &mut bw);
+        apply_witness(m, &mut cw);
+    }
+    Case {
+        mmr,
+        args,
+        baseline_witness: bw,
+        compiled_witness: cw,
+        format_independent,
+        mutations,
+    }
+}
+
+/// Exit codes of one case: baseline, compiled Rust, C.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Codes {
+    pub baseline: i8,
+    pub compiled: i8,
+    pub c: i8,
+}
+
+impl Case {
+    pub fn describe(&self) -> String {
+        format!(
+            "mutations {:?}\nargs {}\nbaseline witness {}\ncompiled witness {}",
+            self.mutations,
+            crate::hex(&self.args),
+            self.baseline_witness
+                .as_deref()
+                .map_or("none".into(), crate::hex),
+            self.compiled_witness
+                .as_deref()
+                .map_or("none".into(), crate::hex),
+        )
+    }
+
+    /// Do the claims of an accepted lock hold? The args must hold the MMR's root (accepting
+    /// another root would need a hash preimage), and every claimed leaf must be the MMR's
+    /// leaf at that index. With another canonical mmr_size the args commit to a different
+    /// shape over the same root: a peak of the real MMR may then stand for a bagged pair, or
+    /// inner nodes for leaves, which is a true statement about that root, not a forgery. So
+    /// then every claimed value must be one of the real MMR's node values (anything else
+    /// would need a preimage).
+    fn genuine(&self, format: Format) -> bool {
+        let Some((root, size, n)) = model::parse_args(&self.args) else {
+            return false;
+        };
+        if root != self.mmr.root {
+            return false;
+        }
+        let Some(payload) = self.witness(format).and_then(model::witness_lock) else {
+            return false;
+        };
+        let leaves: Vec<(u64, [u8; 32])> = match format {
+            Format::Baseline => match model::parse_baseline(payload) {
+                Some(p) => p.leaves,
+                None => return false,
+            },
+            Format::Compiled => match model::parse_compiled(payload) {
+                Some(p) => p.leaves,
+                None => return false,
+            },
+        };
+        if leaves.is_empty() {
+            return false;
+        }
+        if size != self.mmr.mmr_size() {
+            return leaves.iter().all(|(_, v)| self.mmr.nodes.contains(v));
+        }
+        leaves.iter().all(|&(at, v)| {
+            let index = match format {
+                Format::Baseline => model::leaf_index_of_pos(n, at),
+                Format::Compiled => Some(at).filter(|&i| i < n),
+            };
+            index.is_some_and(|i| self.mmr.leaves[i as usize] == v)
+        })
+    }
+
+    fn witness(&self, format: Format) -> Option<&[u8]> {
+        match format {
+            Format::Baseline => self.baseline_witness.as_deref(),
+            Format::Compiled => self.compiled_witness.as_deref(),
+        }
+    }
+
+    /// Runs the three cores natively.
+    pub fn run_native(&self) -> Codes {
+        Codes {
+            baseline: native::baseline_lock(&self.args, self.baseline_witness.as_deref()),
+            compiled: native::compiled_lock(&self.args, self.compiled_witness.as_deref()),
+            c: native::c_lock(&self.args, self.compiled_witness.as_deref()),
+        }
+    }
+
+    /// The differential check on the given codes (from the native cores or the VM).
+    pub fn check(&self, codes: Codes) -> Result<(), String> {
+        let Codes {
+            baseline: b,
+            compiled: r,
+            c,
+        } = codes;
+        let fail = |why: String| Err(format!("{why} (codes {codes:?})\n{}", self.describe()));
+        if r != c {
+            return fail(format!("compiled Rust {r} != C {c}"));
+        }
+        if !crate::documented_baseline(b) || !crate::documented_compiled(r) {
+            return fail("undocumented exit code".into());
+        }
+        let mb = model::lock_accepts(Format::Baseline, &self.args, self.witness(Format::Baseline));
+        let mc = model::lock_accepts(Format::Compiled, &self.args, self.witness(Format::Compiled));
+        if (b == 0) != mb {
+            return fail(format!("baseline {b} but the model says accept={mb}"));
+        }
+        if (r == 0) != mc {
+            return fail(format!("compiled {r} but the model says accept={mc}"));
+        }
+        if b == 0 && !self.genuine(Format::Baseline) {
+            return fail("FORGERY accepted by baseline".into());
+        }
+        if r == 0 && !self.genuine(Format::Compiled) {
+            return fail("FORGERY accepted by the compiled verifiers".into());
+        }
+        if self.format_independent {
+            if (b == 0) != (r == 0) {
+                return fail("format-independent mutation, different verdicts".into());
+            }
+            let lock_level = |x: i8| (1..=8).contains(&x);
+            if (lock_level(b) || lock_level(r)) && b != r {
+                return fail("format-independent mutation, different lock-level codes".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fuzz target's body: decode, run natively, check.
+pub fn run_one(data: &[u8]) -> Result<Codes, String> {
+    let case = decode(data);
+    let codes = case.run_native();
+    case.check(codes)?;
+    Ok(codes)
+}
+
+/// A small deterministic PRNG (xorshift64*) for corpus seeds and the VM test.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// Seed inputs for the fuzzer: honest proofs of every shape class (no mutation), each
+/// mutation family alone, and random mixes.
+pub fn seed_inputs(count: usize) -> Vec<Vec<u8>> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut out = Vec::new();
+    for n in [1u8, 2, 3, 5, 7, 8, 11, 15, 16, 31, 63, 79] {
+        for kind in 0..3u8 {
+            // mode 0, n, kind, count byte, index bytes..., bag choice, 0 rounds
+            let mut d = vec![0u8, n - 1, kind, 2];
+            d.extend(rng.bytes(8));
+            d.push(1);
+            d.push(0);
+            out.push(d);
+        }
+    }
+    while out.len() < count {
+        let len = 16 + (rng.next() % 96) as usize;
+        let mut d = rng.bytes(len);
+        d[0] &= 0x0e; // structured mode
+        out.push(d);
+    }
+    out
+}

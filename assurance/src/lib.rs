@@ -1,0 +1,34 @@
+//! Adversarial assurance for the three MMR verifiers (issue 7, `SECURITY.md`).
+//!
+//! - [`model`]: a host reference model of the lock and of both payload formats, written to
+//!   be obviously correct rather than fast: it shares no code with the verifiers (only the
+//!   hash, through the reference `blake2b-rs`, [`hash`]).
+//! - [`mmr`]: honest MMRs built the slow way, node by node, as the ground truth.
+//! - [`native`]: adapters that run the verifier cores natively: `baseline_proof::verify`,
+//!   `compiled_proof::verify` and the C core (`c/mmr_lock.h`, compiled by `build.rs` and
+//!   called over FFI), each also wrapped in the lock flow of its contract.
+//! - [`exhaustive`]: the exhaustive forgery search over small MMRs.
+//! - [`diff`]: scenarios, mutations and the differential check shared by the fuzz target,
+//!   the corpus replay test and the VM test.
+
+pub mod diff;
+pub mod exhaustive;
+pub mod hash;
+pub mod mmr;
+pub mod model;
+pub mod native;
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Exit codes documented in `docs/error-codes.md`, per payload format (0 = accepted).
+pub fn documented_baseline(code: i8) -> bool {
+    matches!(code, 0..=10 | 20..=28)
+}
+
+/// See [`documented_baseline`]; the compiled format (Rust and C) has 40..=64.
+pub fn documented_compiled(code: i8) -> bool {
+    matches!(code, 0..=9 | 40..=64)
+}

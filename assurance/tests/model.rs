@@ -1,0 +1,145 @@
+//! The reference model against independent ground truth: upstream
+//! `ckb-merkle-mountain-range` (through tx-generator) for proof shapes and roots, the slow
+//! MMR build for positions and sizes, and the project's compiler for the compiled encoding.
+
+use assurance::mmr::Mmr;
+use assurance::model;
+
+#[test]
+fn sizes_and_positions_match_the_built_mmr() {
+    let mut sizes = std::collections::HashMap::new();
+    for n in 1..=300u64 {
+        let mmr = Mmr::with_leaf_count(n, 1);
+        sizes.insert(mmr.mmr_size(), n);
+        assert_eq!(model::leaf_count_of_size(mmr.mmr_size()), Some(n));
+        assert_eq!(mmr_lock::mmr::leaf_count(mmr.mmr_size()), Some(n));
+        for pos in 0..mmr.mmr_size() + 3 {
+            let want = mmr
+                .leaf_pos
+                .iter()
+                .position(|&p| p == pos)
+                .map(|i| i as u64);
+            assert_eq!(model::leaf_index_of_pos(n, pos), want, "n {n} pos {pos}");
+        }
+    }
+    let largest = *sizes.keys().max().unwrap();
+    for size in 0..=largest {
+        assert_eq!(
+            model::leaf_count_of_size(size),
+            sizes.get(&size).copied(),
+            "size {size}"
+        );
+        assert_eq!(
+            model::leaf_count_of_size(size),
+            mmr_lock::mmr::leaf_count(size)
+        );
+    }
+    for size in [
+        1u64 << 50,
+        (1 << 50) + 1,
+        (1 << 50) - 1,
+        u64::MAX,
+        (1 << 50) - 50,
+    ] {
+        assert_eq!(
+            model::leaf_count_of_size(size),
+            mmr_lock::mmr::leaf_count(size),
+            "{size}"
+        );
+    }
+}
+
+/// Every non-empty subset of leaves for small MMRs, and random ones for larger: the model's
+/// honest baseline payload is upstream's `gen_proof`, its compiled payload is the project's
+/// compiler output, and the model and all three cores accept both.
+#[test]
+fn honest_proofs_match_upstream_and_are_accepted() {
+    let mut state = 0x1234_5678_9abc_def0u64;
+    let mut rnd = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut checked = 0;
+    for n in 1..=70u64 {
+        let mmr = Mmr::with_leaf_count(n, n);
+        let subsets: Vec<Vec<u64>> = if n <= 7 {
+            (1..(1u64 << n))
+                .map(|m| (0..n).filter(|i| m >> i & 1 == 1).collect())
+                .collect()
+        } else {
+            (0..40)
+                .map(|_| {
+                    let mut s: Vec<u64> = (0..1 + rnd() % 6).map(|_| rnd() % n).collect();
+                    s.sort();
+                    s.dedup();
+                    s
+                })
+                .collect()
+        };
+        for indexes in subsets {
+            let w = tx_generator::Workload::from_leaves(&mmr.leaves, &indexes).unwrap();
+            assert_eq!(w.root, mmr.root);
+            assert_eq!(w.mmr_size, mmr.mmr_size());
+            let baseline = model::honest_baseline(&mmr, &indexes);
+            assert_eq!(baseline, w.baseline_payload(), "n {n} {indexes:?}");
+            let compiled = model::honest_compiled(&mmr, &indexes);
+            assert_eq!(compiled, w.compiled_payload().unwrap(), "n {n} {indexes:?}");
+            assert!(model::baseline_accepts(&baseline, &mmr.root, n));
+            assert!(model::compiled_accepts(&compiled, &mmr.root, n));
+            let args = mmr.args();
+            for (format, payload) in [
+                (model::Format::Baseline, &baseline),
+                (model::Format::Compiled, &compiled),
+            ] {
+                let w = model::witness_args(payload);
+                assert!(model::lock_accepts(format, &args, Some(&w)));
+            }
+            assert_eq!(
+                assurance::native::baseline_lock(&args, Some(&model::witness_args(&baseline))),
+                0
+            );
+            assert_eq!(
+                assurance::native::compiled_lock(&args, Some(&model::witness_args(&compiled))),
+                0
+            );
+            assert_eq!(
+                assurance::native::c_lock(&args, Some(&model::witness_args(&compiled))),
+                0
+            );
+            // Every other bagging choice is valid too, for the model and both compiled cores.
+            for k in model::bag_points(n, &indexes)
+                .into_iter()
+                .map(Some)
+                .chain([None])
+            {
+                let leaves: Vec<(u64, [u8; 32])> = indexes
+                    .iter()
+                    .map(|&i| (i, mmr.leaves[i as usize]))
+                    .collect();
+                let p = model::encode_compiled(&leaves, &model::honest_commands(&mmr, &indexes, k));
+                assert!(model::compiled_accepts(&p, &mmr.root, n));
+                assert_eq!(assurance::native::compiled_payload(&p, &mmr.root, n), 0);
+                assert_eq!(assurance::native::c_payload(&p, &mmr.root, n), 0);
+            }
+            checked += 1;
+        }
+    }
+    println!("{checked} honest proofs checked");
+}
+
+#[test]
+fn the_spec_worked_example() {
+    // docs/compiled-format.md section 6 and docs/baseline-format.md.
+    let leaves: Vec<[u8; 32]> = (0..5u8).map(|i| [0x11 * (i + 1); 32]).collect();
+    let mmr = Mmr::build(&leaves);
+    assert_eq!(
+        assurance::hex(&mmr.root),
+        "723d067445ce7c39481a7a28195deb3c8946548b92c7b98fe6bcc78b4607684b"
+    );
+    let compiled = model::honest_compiled(&mmr, &[0, 3]);
+    assert_eq!(compiled.len(), 187);
+    assert!(model::compiled_accepts(&compiled, &mmr.root, 5));
+    assert_eq!(model::honest_baseline(&mmr, &[0, 3]).len(), 184);
+}
