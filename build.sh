@@ -5,6 +5,15 @@
 #   ./build.sh test                         build, then run the whole test suite
 #   ./build.sh build                        build only (contracts, C verifier, tx-generator)
 #   ./build.sh journey                      every tuning step as its own binary, one cycle table
+#                                           (ckb-debugger on SEED, min/median/max over
+#                                           JOURNEY_SEEDS=50 seeds in-process; CSV, JSON, SVG)
+#   ./build.sh sweep [--seeds N ...]        the release verifiers on N (200) seeds on 1 and on
+#                                           all cores, in-process; seeds/s and speedup
+#   ./build.sh compare <ref-a> <ref-b>      build both git refs in temporary worktrees, print
+#                                           their cycles side by side (COMPARE_SEEDS="s1 s2")
+#   ./build.sh flamegraph <verifier> [seed] build/flamegraph/<verifier>-<seed>.svg
+#   ./build.sh bless                        rewrite tests/expected-cycles.json (cycle gate)
+#   ./build.sh checksums                    rewrite checksums.txt (sha256 of build/release)
 #   ./build.sh deps                         install missing prerequisites only
 #   ./build.sh help                         this text
 #
@@ -20,6 +29,7 @@ CKB_DEBUGGER_VERSION=1.1.1
 TARGET=riscv64imac-unknown-none-elf
 RELEASE="$ROOT/build/release"
 TX_GENERATOR="${CARGO_TARGET_DIR:-$ROOT/target}/release/tx-generator"
+LAB="${CARGO_TARGET_DIR:-$ROOT/target}/release/cycle-lab"
 APT_PACKAGES=(clang-19 lld-19 llvm-19 protobuf-compiler gcc-riscv64-unknown-elf)
 # Rust contracts, in the order their inputs take in tx.json (the C verifier sits between).
 RUST_CONTRACTS=(baseline-verifier compiled-verifier)
@@ -164,11 +174,19 @@ JOURNEY_RUST=(
     "compiled: + merge kernel|compiled-verifier|--no-default-features --features static-stack,merge-kernel"
 )
 
+build_lab() {
+    say "building cycle-lab"
+    cargo build --quiet --release --locked -p cycle-lab >&2 || die "building cycle-lab failed"
+}
+
+# Builds every step, runs each on SEED in ckb-debugger (the reference column), then lets
+# cycle-lab check those numbers against ckb-script in-process, sweep JOURNEY_SEEDS seeds and
+# write journey.csv, journey.json and journey.svg (copied to docs/journey.svg).
 journey() {
-    local seed=${SEED:-$REFERENCE_SEED} dir="$ROOT/build/journey" i=0 prev_pkg="" prev=""
+    local seed=${SEED:-$REFERENCE_SEED} dir="$ROOT/build/journey" i=0
     rm -rf "$dir"
-    printf '%-45s %12s %10s %14s\n' variant cycles delta "stripped bytes"
-    local row label pkg features bin tag result cycles
+    mkdir -p "$dir"
+    local row label pkg features bin tag result cycles format
     local rows=("${JOURNEY_RUST[@]}" "c (clang 19)|c|clang" "c (gcc 12)|c|gcc")
     for row in "${rows[@]}"; do
         IFS='|' read -r label pkg features <<<"$row"
@@ -185,23 +203,161 @@ journey() {
         fi
         # Input 0 takes the baseline payload, input 2 the compiled one; pad with this binary.
         if [ "$pkg" = baseline-verifier ]; then
+            format=baseline
             SEED=$seed "$TX_GENERATOR" "$dir/$tag/tx.json" "$bin" >/dev/null
             read -r result cycles < <(run_debugger "$dir/$tag/tx.json" 0)
         else
+            format=compiled
             SEED=$seed "$TX_GENERATOR" "$dir/$tag/tx.json" "$RELEASE/baseline-verifier" "$bin" >/dev/null
             read -r result cycles < <(run_debugger "$dir/$tag/tx.json" 1)
         fi
         [ "$result" = 0 ] || die "journey $tag ($label) rejected the honest proof: $result"
-        local delta=""
-        [ "$pkg" = "$prev_pkg" ] && delta=$((cycles - prev))
-        printf '%-45s %12s %10s %14s\n' "$label" "$cycles" "$delta" "$(stat -c %s "$bin")"
-        printf '%s,%s,%s,%s,%s\n' "$tag" "$label" "$cycles" "$delta" "$(stat -c %s "$bin")" >>"$dir/journey.csv"
-        prev_pkg=$pkg prev=$cycles i=$((i + 1))
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$label" "$pkg" "$format" "${bin#"$dir/"}" "$cycles" \
+            >>"$dir/variants.tsv"
+        i=$((i + 1))
     done
-    echo
-    echo "SEED=$seed; binaries and tx.json per step in build/journey/NN/; CSV: build/journey/journey.csv"
     # Leave build/release as the default build.
     build_all >/dev/null 2>&1 || die "rebuilding the default binaries failed"
+    build_lab
+    say "measuring: SEED=$seed in ckb-debugger, seeds 1..=${JOURNEY_SEEDS:-50} in ckb-script"
+    echo
+    # The committed chart is the reference seed's.
+    local chart=()
+    [ "$seed" = "$REFERENCE_SEED" ] && chart=(--chart "$ROOT/docs/journey.svg")
+    "$LAB" journey --manifest "$dir/variants.tsv" --reference-seed "$seed" \
+        --seeds "${JOURNEY_SEEDS:-50}" --markdown "$dir/journey.md" "${chart[@]}"
+    echo
+    echo "Binaries and tx.json per step in build/journey/NN/; build/journey/journey.{csv,json,svg,md}"
+    [ "$seed" = "$REFERENCE_SEED" ] && echo "Chart copied to docs/journey.svg"
+    return 0
+}
+
+# The release verifiers on many seeds, in-process on 1 and on all cores (cycle-lab sweep).
+sweep() {
+    build_lab
+    "$LAB" sweep --release-dir "$RELEASE" "$@"
+}
+
+# ref_cycles TREE TX-GENERATOR SEED... -> "verifier seed result cycles bytes" per verifier and seed, run with
+# DIR's own tx-generator and binaries in ckb-debugger.
+ref_cycles() {
+    local tree=$1 txgen=$2
+    shift 2
+    local names=() bins=() n seed i result cycles
+    for n in baseline-verifier c-verifier compiled-verifier; do
+        [ -f "$tree/build/release/$n" ] || break
+        names+=("$n")
+        bins+=("$tree/build/release/$n")
+    done
+    [ ${#names[@]} -gt 0 ] || die "$tree built no verifier binaries"
+    for seed in "$@"; do
+        SEED=$seed "$txgen" "$tree/tx-$seed.json" "${bins[@]}" >/dev/null \
+            || die "$tree: tx-generator failed for seed $seed"
+        i=0
+        for n in "${names[@]}"; do
+            read -r result cycles < <(run_debugger "$tree/tx-$seed.json" "$i")
+            echo "$n $seed $result $cycles $(stat -c %s "$tree/build/release/$n")"
+            i=$((i + 1))
+        done
+    done
+}
+
+COMPARE_WORK=""
+compare_cleanup() {
+    [ -n "$COMPARE_WORK" ] || return 0
+    local side
+    for side in a b; do
+        [ -d "$COMPARE_WORK/$side" ] && git worktree remove --force "$COMPARE_WORK/$side" 2>/dev/null
+    done
+    rm -rf "$COMPARE_WORK"
+    git worktree prune
+}
+
+# Builds two git refs in temporary worktrees (each with its own build.sh, tx-generator and
+# binaries), runs every verifier of each on the same seeds in ckb-debugger and prints the
+# cycles and sizes side by side.
+compare() {
+    [ $# -eq 2 ] || die "usage: ./build.sh compare <git-ref-a> <git-ref-b>"
+    local refs=("$1" "$2") commits=() seeds target side ref c i
+    read -r -a seeds <<<"${COMPARE_SEEDS:-$REFERENCE_SEED}"
+    for ref in "${refs[@]}"; do
+        c=$(git rev-parse --verify --quiet "$ref^{commit}") || die "not a commit: $ref"
+        commits+=("$c")
+    done
+    # One target directory for both sides (built one after the other): dependencies compile once.
+    target="${CARGO_TARGET_DIR:-$ROOT/target}/compare"
+    COMPARE_WORK=$(mktemp -d "${TMPDIR:-/tmp}/mmr-compare.XXXXXX")
+    trap compare_cleanup EXIT
+    i=0
+    for side in a b; do
+        say "building ${refs[$i]} (${commits[$i]:0:10}) in a temporary worktree"
+        git worktree add --detach --quiet "$COMPARE_WORK/$side" "${commits[$i]}" \
+            || die "git worktree add failed for ${refs[$i]}"
+        (cd "$COMPARE_WORK/$side" && CARGO_TARGET_DIR="$target" ./build.sh build) >&2 \
+            || die "building ${refs[$i]} failed"
+        say "measuring ${refs[$i]} on seeds ${seeds[*]}"
+        # Measured now: the next side's build replaces the shared tx-generator.
+        ref_cycles "$COMPARE_WORK/$side" "$target/release/tx-generator" "${seeds[@]}" \
+            >"$COMPARE_WORK/$side.txt"
+        i=$((i + 1))
+    done
+    echo
+    echo "A = ${refs[0]} (${commits[0]:0:10}), B = ${refs[1]} (${commits[1]:0:10}); cycles from ckb-debugger"
+    awk -v A="$COMPARE_WORK/a.txt" -v B="$COMPARE_WORK/b.txt" '
+        function val(r, c) { return r == 0 ? c : "exit " r }
+        BEGIN {
+            while ((getline < A) > 0) { k = $1 " " $2; ra[k] = $3; ca[k] = $4; sa[k] = $5; order[++n] = k }
+            while ((getline < B) > 0) {
+                k = $1 " " $2; rb[k] = $3; cb[k] = $4; sb[k] = $5
+                if (!(k in ca)) order[++n] = k
+            }
+            printf "%-18s %20s %12s %12s %10s %8s %8s %8s %7s\n", "verifier", "seed", "A cycles", \
+                "B cycles", "delta", "delta %", "A bytes", "B bytes", "delta"
+            for (i = 1; i <= n; i++) {
+                k = order[i]; split(k, f, " ")
+                a = (k in ca) ? val(ra[k], ca[k]) : "-"; b = (k in cb) ? val(rb[k], cb[k]) : "-"
+                d = ""; p = ""; ds = ""
+                if ((k in ca) && (k in cb) && ra[k] == 0 && rb[k] == 0) {
+                    d = sprintf("%+d", cb[k] - ca[k]); p = sprintf("%+.2f", (cb[k] - ca[k]) * 100 / ca[k])
+                }
+                if ((k in sa) && (k in sb)) ds = sprintf("%+d", sb[k] - sa[k])
+                printf "%-18s %20s %12s %12s %10s %8s %8s %8s %7s\n", f[1], f[2], a, b, d, p, \
+                    (k in sa) ? sa[k] : "-", (k in sb) ? sb[k] : "-", ds
+            }
+        }'
+}
+
+# A flamegraph of one verifier on one seed: ckb-debugger profiles the run with the .debug
+# binary in place of the stripped one (same code, with symbols), cycle-lab renders the SVG.
+flamegraph() {
+    local v=${1:-} seed=${2:-$REFERENCE_SEED} dir="$ROOT/build/flamegraph"
+    case "$v" in
+        baseline | baseline-verifier) v=baseline-verifier ;;
+        c | c-verifier) v=c-verifier ;;
+        compiled | compiled-verifier) v=compiled-verifier ;;
+        *) die "usage: ./build.sh flamegraph <baseline|c|compiled> [seed]" ;;
+    esac
+    local names=() bins=() n i=0 index=""
+    mapfile -t names < <(verifier_names)
+    for n in "${names[@]}"; do
+        bins+=("$RELEASE/$n")
+        [ "$n" = "$v" ] && index=$i
+        i=$((i + 1))
+    done
+    [ -n "$index" ] || die "$RELEASE/$v is missing"
+    [ -f "$RELEASE/$v.debug" ] || die "$RELEASE/$v.debug is missing"
+    mkdir -p "$dir"
+    local tx="$dir/tx-$seed.json" folded="$dir/$v-$seed.folded" svg="$dir/$v-$seed.svg" out
+    SEED=$seed "$TX_GENERATOR" "$tx" "${bins[@]}" >/dev/null
+    out=$(ckb-debugger --tx-file "$tx" --cell-type input --script-group-type lock \
+        --cell-index "$index" --bin "$RELEASE/$v.debug" \
+        --enable-flamegraph --flamegraph-output "$folded" 2>&1) || die "ckb-debugger failed: $out"
+    local result cycles
+    read -r result cycles < <(run_debugger "$tx" "$index")
+    [ "$result" = 0 ] || die "$v rejected the honest proof of seed $seed: $result"
+    "$LAB" flamegraph "$folded" "$svg" --title "$v, seed $seed: $cycles cycles (ckb-debugger)"
+    echo "$svg"
+    echo "(folded stacks: $folded; the run: ckb-debugger --tx-file $tx --cell-index $index --cell-type input --script-group-type lock)"
 }
 
 run_tests() {
@@ -218,7 +374,12 @@ case "${1:-run}" in
     build) deps; build_all ;;
     deps) deps ;;
     journey) deps; build_all; journey ;;
+    sweep) deps; build_all; shift; sweep "$@" ;;
+    compare) deps; shift; compare "$@" ;;
+    flamegraph) deps; build_all; build_lab; shift; flamegraph "$@" ;;
+    bless) deps; build_all; build_lab; "$LAB" gate --bless ;;
+    checksums) deps; build_all; build_lab; "$LAB" checksums --release-dir "$RELEASE" --write "$ROOT/checksums.txt"; cat "$ROOT/checksums.txt" ;;
     test) deps; build_all; run_tests ;;
-    help | -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
+    help | -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$1' (try: ./build.sh help)" ;;
 esac

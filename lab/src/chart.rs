@@ -30,10 +30,11 @@ fn escape(s: &str) -> String {
 
 /// A round axis maximum and tick step at or above `max`.
 fn axis(max: u64) -> (u64, u64) {
+    // Steps of 1, 2, 2.5 and 5 times a power of ten.
     let mut step = 1u64;
     loop {
-        for m in [1, 2, 5] {
-            let s = step * m;
+        for m in [10, 20, 25, 50] {
+            let s = (step * m / 10).max(1);
             if s * 10 >= max {
                 return (max.div_ceil(s) * s, s);
             }
@@ -174,5 +175,6 @@ mod tests {
         assert_eq!(super::axis(1_673_122), (1_800_000, 200_000));
         assert_eq!(super::axis(900), (900, 100));
         assert_eq!(super::axis(1), (1, 1));
+        assert_eq!(super::axis(2_045_794), (2_250_000, 250_000));
     }
 }

@@ -27,6 +27,7 @@ commands:
              over a seed sweep; write journey.csv, journey.json, journey.svg
                --manifest FILE    (default build/journey/variants.tsv)
                --seeds N          sweep seeds 1..=N (default 50)
+               --reference-seed S the seed ckb-debugger ran (default: the journey's)
                --chart FILE       also copy the SVG chart here (e.g. docs/journey.svg)
                --markdown FILE    also write the table as Markdown
   flamegraph <folded> <out.svg> [--title T]
@@ -261,9 +262,10 @@ fn cmd_journey(args: &[String]) -> Result<(), String> {
         return Err("--seeds must be at least 1".into());
     }
     let variants = journey::read_manifest(&manifest)?;
+    let reference_seed: u64 = o.num("--reference-seed", REFERENCE_SEED)?;
     let j = journey::measure(
         variants,
-        REFERENCE_SEED,
+        reference_seed,
         (1..=n).collect(),
         sweep::all_threads(),
     )?;
@@ -284,7 +286,7 @@ fn cmd_journey(args: &[String]) -> Result<(), String> {
     }
     println!();
     println!(
-        "reference seed {REFERENCE_SEED}: ckb-debugger's cycles, equal to ckb-script in-process \
+        "reference seed {reference_seed}: ckb-debugger's cycles, equal to ckb-script in-process \
          for every variant (checked); min/median/max over {}",
         j.sweep_description()
     );
@@ -300,8 +302,9 @@ fn cmd_flamegraph(args: &[String]) -> Result<(), String> {
     let [folded, out] = o.positional.as_slice() else {
         return Err(format!("flamegraph needs <folded> <out.svg>\n\n{USAGE}"));
     };
-    let input = std::fs::read(folded).map_err(|e| format!("{folded}: {e}"))?;
-    if input.iter().all(u8::is_ascii_whitespace) {
+    let raw = std::fs::read_to_string(folded).map_err(|e| format!("{folded}: {e}"))?;
+    let input = short_frames(&raw);
+    if input.trim().is_empty() {
         return Err(format!("{folded} holds no stacks"));
     }
     let mut options = inferno::flamegraph::Options::default();
@@ -309,10 +312,38 @@ fn cmd_flamegraph(args: &[String]) -> Result<(), String> {
     options.count_name = "cycles".to_string();
     options.name_type = "Function:".to_string();
     let mut svg = Vec::new();
-    inferno::flamegraph::from_reader(&mut options, &input[..], &mut svg)
+    inferno::flamegraph::from_reader(&mut options, input.as_bytes(), &mut svg)
         .map_err(|e| format!("rendering {folded}: {e}"))?;
     std::fs::write(out, svg).map_err(|e| format!("{out}: {e}"))?;
     Ok(())
+}
+
+/// ckb-debugger names each frame `source-path:function` ("??:func_0x…" without symbols) and
+/// separates frames with "; ". The chart shows function names only; the folded file keeps
+/// the paths.
+fn short_frames(folded: &str) -> String {
+    let mut out = String::with_capacity(folded.len() / 2);
+    for line in folded.lines() {
+        let Some((stack, count)) = line.trim_end().rsplit_once(' ') else {
+            continue;
+        };
+        let frames: Vec<&str> = stack
+            .split(';')
+            .map(|f| {
+                let f = f.trim();
+                // The path never holds a colon; the function may hold "::".
+                match f.find(':') {
+                    Some(i) if !f[i + 1..].starts_with(':') => &f[i + 1..],
+                    _ => f,
+                }
+            })
+            .collect();
+        out.push_str(&frames.join(";"));
+        out.push(' ');
+        out.push_str(count);
+        out.push('\n');
+    }
+    out
 }
 
 fn cmd_gate(args: &[String]) -> Result<(), String> {
