@@ -1,7 +1,8 @@
 /*
  * Lock-level plumbing of the C MMR verifier, mirroring crates/mmr-lock exactly:
- * the 40-byte script args, the strict molecule parse of WitnessArgs, the canonical
- * mmr_size check and the lock-level exit codes 1-19 (docs/error-codes.md).
+ * the script args (40 bytes plain, 41 bytes owner mode), the strict molecule parse of
+ * WitnessArgs, the canonical mmr_size check, the owner check and the lock-level exit codes
+ * 1-19 and 80-89 (docs/error-codes.md).
  *
  * Header-only, no syscalls, no libc: the contract (c/verifier.c) and the native test
  * harness (c/host/) include the very same code. All arithmetic is on uint64_t; every
@@ -16,7 +17,7 @@
 /* Lock-level exit codes, the values of mmr_lock::LockError. */
 #define MMR_OK 0
 #define MMR_ERR_ARGS_LENGTH 1
-#define MMR_ERR_ARGS_ENCODING 2 /* reserved (owner mode) */
+#define MMR_ERR_ARGS_ENCODING 2 /* 41-byte args whose flags byte is not 0x01 */
 #define MMR_ERR_WITNESS_MISSING 3
 #define MMR_ERR_WITNESS_TOO_LARGE 4
 #define MMR_ERR_WITNESS_ENCODING 5
@@ -24,9 +25,14 @@
 #define MMR_ERR_SYSCALL 7
 #define MMR_ERR_MMR_SIZE_INVALID 8
 #define MMR_ERR_ROOT_MISMATCH 9
+/* Owner mode (80-89): no input but this script's own cells has a proved leaf as lock hash. */
+#define MMR_ERR_OWNER_NOT_FOUND 80
 
-/* Script args: 32-byte root followed by mmr_size as u64 little endian. */
+/* Plain-mode script args: 32-byte root followed by mmr_size as u64 little endian. */
 #define MMR_ARGS_LEN 40
+/* Owner-mode script args: the plain args followed by one flags byte, MMR_FLAG_OWNER. */
+#define MMR_OWNER_ARGS_LEN 41
+#define MMR_FLAG_OWNER 0x01
 /* Largest witness loaded; longer witnesses are rejected (code 4), never truncated. */
 #define MMR_MAX_WITNESS_SIZE 65536
 /* Largest accepted mmr_size (mmr_lock::mmr::MAX_MMR_SIZE). */
@@ -36,6 +42,7 @@ typedef struct {
   const uint8_t *root; /* 32 bytes, points into the caller's args buffer */
   uint64_t mmr_size;
   uint64_t leaf_count; /* derived from, and proving canonical, mmr_size */
+  int owner;           /* 1 in owner mode (41-byte args), 0 in plain mode */
 } mmr_lock_args_t;
 
 static inline uint64_t mmr_popcount64(uint64_t x) {
@@ -92,10 +99,18 @@ static int mmr_leaf_count(uint64_t mmr_size, uint64_t *leaf_count) {
   return MMR_ERR_MMR_SIZE_INVALID;
 }
 
-/* mmr_lock::parse_args: length first (1), then the canonical mmr_size (8). */
+/* mmr_lock::parse_args: the length first (40 or 41, else 1), then the flags byte of 41-byte
+ * args (exactly MMR_FLAG_OWNER, else 2), then the canonical mmr_size (8). */
 static int mmr_parse_args(const uint8_t *args, uint64_t args_len,
                           mmr_lock_args_t *out) {
-  if (args_len != MMR_ARGS_LEN) {
+  if (args_len == MMR_ARGS_LEN) {
+    out->owner = 0;
+  } else if (args_len == MMR_OWNER_ARGS_LEN) {
+    if (args[MMR_ARGS_LEN] != MMR_FLAG_OWNER) {
+      return MMR_ERR_ARGS_ENCODING;
+    }
+    out->owner = 1;
+  } else {
     return MMR_ERR_ARGS_LENGTH;
   }
   out->root = args;

@@ -3,10 +3,12 @@
  * (docs/compiled-format.md), built on ckb-c-stdlib (syscalls, blake2b.h).
  *
  * Flow and exit codes mirror the Rust verifiers exactly (docs/error-codes.md):
- *   1. load the script, parse args (1 ArgsLength, 8 MmrSizeInvalid);
+ *   1. load the script, parse args (1 ArgsLength, 2 ArgsEncoding, 8 MmrSizeInvalid);
  *   2. load witness 0 of the group inputs (3 WitnessMissing, 4 WitnessTooLarge, 7 Syscall);
  *   3. strict WitnessArgs parse (5 WitnessEncoding, 6 LockFieldMissing);
- *   4. run the compiled proof (40-79), compare its root with the args (9 RootMismatch).
+ *   4. run the compiled proof (40-79), compare its root with the args (9 RootMismatch);
+ *   5. owner mode only (41-byte args): some input not locked by this script has a proved
+ *      leaf as its lock hash (80 OwnerNotFound, 7 Syscall); docs/deploy.md.
  */
 #include "blake2b.h"
 #include "ckb_syscalls.h"
@@ -14,8 +16,8 @@
 #include "merge_blake2b.h"
 #include "mmr_lock.h"
 
-/* As mmr_lock::load's SCRIPT_BUFFER: a Script with 40-byte args is 93 bytes, so one that
- * does not fit has args of the wrong length. */
+/* As mmr_lock::load's SCRIPT_BUFFER: a Script with 40-byte args is 93 bytes (41: 94), so
+ * one that does not fit has args of the wrong length. */
 #define SCRIPT_BUF_SIZE 256
 
 static uint8_t g_script[SCRIPT_BUF_SIZE];
@@ -48,6 +50,33 @@ static int load_args(const uint8_t **args, uint64_t *args_len) {
   return MMR_OK;
 }
 
+/* The owner check's hashes from the running transaction (mmr_lock::load::check_owner):
+ * exactly 32 bytes, else Syscall. */
+static int own_hash(void *ctx, uint8_t out[32]) {
+  (void)ctx;
+  uint64_t len = 32;
+  if (ckb_load_script_hash(out, &len, 0) != CKB_SUCCESS || len != 32) {
+    return MMR_ERR_SYSCALL;
+  }
+  return MMR_OK;
+}
+
+static int input_lock_hash(void *ctx, uint64_t index, uint8_t out[32]) {
+  (void)ctx;
+  uint64_t len = 32;
+  int ret = ckb_load_cell_by_field(out, &len, 0, index, CKB_SOURCE_INPUT,
+                                   CKB_CELL_FIELD_LOCK_HASH);
+  if (ret == CKB_INDEX_OUT_OF_BOUND) {
+    return MMR_OWNER_NO_INPUT;
+  }
+  if (ret != CKB_SUCCESS || len != 32) {
+    return MMR_ERR_SYSCALL;
+  }
+  return MMR_OK;
+}
+
+static const mmr_owner_env_t g_owner_env = {own_hash, input_lock_hash, NULL};
+
 int main(void) {
   const uint8_t *args_bytes;
   uint64_t args_len;
@@ -74,5 +103,5 @@ int main(void) {
   }
 
   cp_merge_setup();
-  return mmr_lock_verify_witness(&args, g_witness, witness_len);
+  return mmr_lock_verify_witness(&args, g_witness, witness_len, &g_owner_env);
 }

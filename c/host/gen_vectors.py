@@ -295,8 +295,16 @@ class Out:
 
 
 def lock_expected(args, witness):
-    """The whole lock, for vectors whose payload goes through spec_verify."""
-    if len(args) != 40:
+    """The whole lock, for vectors whose payload goes through spec_verify. The emulated
+    transaction's only input is the lock's own cell, so owner mode (41-byte args, flags
+    0x01) ends in 80 OwnerNotFound once the proof verifies (docs/deploy.md)."""
+    if len(args) == 41:
+        if args[40] != 0x01:
+            return 2
+        owner = True
+    elif len(args) == 40:
+        owner = False
+    else:
         return 1
     size = struct.unpack_from("<Q", args, 32)[0]
     lc = leaf_count_of(size)
@@ -328,7 +336,10 @@ def lock_expected(args, witness):
             lock = w[s + 4:e]
     if lock is None:
         return 6
-    return spec_verify(lock, lc, args[:32])
+    code = spec_verify(lock, lc, args[:32])
+    if code == 0 and owner:
+        return 80
+    return code
 
 
 def leaf_values(n, tag=0):
@@ -659,7 +670,7 @@ def deep(out):
 
 
 def lock_vectors(out):
-    out.comment("lock level (codes 1-9), L lines: raw args and raw witness")
+    out.comment("lock level (codes 1-9, 80), L lines: raw args and raw witness")
     L3 = leaf_values(3, 3)
     r3 = root_of(L3)
     good = compile_proof(L3, [1])
@@ -668,7 +679,18 @@ def lock_vectors(out):
     cases.append((args, witness_args(good), 0, "ok"))
     cases.append((args, witness_args(good, b"in", b"out"), 0, "ok-with-other-fields"))
     cases.append((args[:39], witness_args(good), 1, "args-39"))
-    cases.append((args + b"\x00", witness_args(good), 1, "args-41"))
+    cases.append((args + b"\x00", witness_args(good), 2, "args-41"))
+    # owner mode: flags byte exactly 0x01; checked before mmr_size; the proof before the owner
+    owner = args + b"\x01"
+    for flags in (0x02, 0x03, 0x80, 0x81, 0xFF):
+        cases.append((args + bytes([flags]), witness_args(good), 2, "args-41-flags-%02x" % flags))
+    cases.append((args_of(r3, 5) + b"\x00", witness_args(good), 2, "args-41-flags-00-size-5"))
+    cases.append((args + b"\x01\x00", witness_args(good), 1, "args-42"))
+    cases.append((owner, witness_args(good), 80, "owner-no-owner-input"))
+    cases.append((args_of(r3, 5) + b"\x01", witness_args(good), 8, "owner-size-5"))
+    cases.append((owner, None, 3, "owner-no-witness"))
+    cases.append((owner, witness_args(b""), 41, "owner-lock-empty"))
+    cases.append((args_of(bytes(32), 4) + b"\x01", witness_args(good), 9, "owner-root-mismatch"))
     cases.append((b"", witness_args(good), 1, "args-empty"))
     cases.append((args[:39], None, 1, "args-39-no-witness"))
     cases.append((args_of(r3, 5), witness_args(good), 8, "size-5"))

@@ -1,8 +1,10 @@
 /*
  * Native test harness for the C verifier: runs c/mmr_lock.h (lock plumbing + compiled
  * proof) and c/merge_blake2b.h on test vectors, with ckb-c-stdlib's blake2b.h compiled
- * natively (the contract's exact C code, other than the two syscalls), and
- * emulating the two loads of c/verifier.c (args, witness 0 of the group inputs).
+ * natively (the contract's exact C code, other than the syscalls), and
+ * emulating the loads of c/verifier.c (args, witness 0 of the group inputs, and in owner
+ * mode the lock hashes of a transaction whose only input is the lock's own cell, as
+ * ckb-script runs the vectors in tests/tests/compiled.rs: owner mode then exits 80).
  *
  * Usage: harness [-v] FILE...      run every vector of every file
  *        harness --self-test       built-in checks of lock_common.h and cp_merge
@@ -32,6 +34,24 @@
 
 /* ---- the lock, as c/verifier.c runs it, with the syscalls emulated ------------------- */
 
+/* The emulated transaction of the vectors: one input, the lock's own cell. */
+static const uint8_t g_own_hash[32] = {0x5e, 0x1f};
+
+static int emulated_own_hash(void *ctx, uint8_t out[32]) {
+  (void)ctx;
+  memcpy(out, g_own_hash, 32);
+  return MMR_OK;
+}
+
+static int emulated_input_lock_hash(void *ctx, uint64_t index, uint8_t out[32]) {
+  (void)ctx;
+  if (index > 0) {
+    return MMR_OWNER_NO_INPUT;
+  }
+  memcpy(out, g_own_hash, 32);
+  return MMR_OK;
+}
+
 /* witness == NULL: no witness 0 in the group. */
 static int run_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
                     uint64_t witness_len) {
@@ -52,7 +72,8 @@ static int run_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witne
     abort();
   }
   memcpy(w, witness, witness_len);
-  rc = mmr_lock_verify_witness(&a, w, witness_len);
+  const mmr_owner_env_t env = {emulated_own_hash, emulated_input_lock_hash, NULL};
+  rc = mmr_lock_verify_witness(&a, w, witness_len, &env);
   free(w);
   return rc;
 }
@@ -295,6 +316,66 @@ static void self_test_merge(void) {
   }
 }
 
+/* mmr_find_owner against emulated inputs, as mmr_lock::owner's tests. */
+typedef struct {
+  uint8_t (*inputs)[32];
+  uint64_t count;
+  uint64_t fail_at; /* an index whose load fails with Syscall (UINT64_MAX: none) */
+} test_inputs_t;
+
+static int test_own_hash(void *ctx, uint8_t out[32]) {
+  (void)ctx;
+  memset(out, 0xaa, 32);
+  return MMR_OK;
+}
+
+static int test_input_lock_hash(void *ctx, uint64_t index, uint8_t out[32]) {
+  const test_inputs_t *t = ctx;
+  if (index == t->fail_at) {
+    return MMR_ERR_SYSCALL;
+  }
+  if (index >= t->count) {
+    return MMR_OWNER_NO_INPUT;
+  }
+  memcpy(out, t->inputs[index], 32);
+  return MMR_OK;
+}
+
+/* A compiled payload's leaves section (what mmr_find_owner reads) for up to 4 leaves. */
+static int owner_case(uint8_t (*leaves)[32], uint32_t n, uint8_t (*inputs)[32],
+                      uint64_t count, uint64_t fail_at) {
+  uint8_t payload[4 + 40 * 4];
+  memset(payload, 0, sizeof payload);
+  memcpy(payload, &n, 4);
+  for (uint32_t i = 0; i < n; i++) {
+    memcpy(payload + 4 + 40 * i + 8, leaves[i], 32);
+  }
+  test_inputs_t t = {inputs, count, fail_at};
+  const mmr_owner_env_t env = {test_own_hash, test_input_lock_hash, &t};
+  return mmr_find_owner(payload, &env);
+}
+
+static void self_test_owner(void) {
+  const uint64_t none = UINT64_MAX;
+  uint8_t leaves[2][32], inputs[2][32];
+  memset(leaves[0], 2, 32);    /* another leaf */
+  memset(leaves[1], 1, 32);    /* the owner's lock hash */
+  memset(inputs[0], 0xaa, 32); /* the lock's own cell (test_own_hash) */
+  memset(inputs[1], 1, 32);    /* the owner's cell */
+  CHECK(owner_case(leaves, 2, inputs, 2, none) == MMR_OK);
+  CHECK(owner_case(leaves, 1, inputs, 2, none) == MMR_ERR_OWNER_NOT_FOUND);
+  CHECK(owner_case(leaves, 2, inputs, 1, none) == MMR_ERR_OWNER_NOT_FOUND);
+  CHECK(owner_case(leaves, 2, inputs, 0, none) == MMR_ERR_OWNER_NOT_FOUND);
+  CHECK(owner_case(leaves, 2, inputs, 2, 1) == MMR_ERR_SYSCALL);
+  CHECK(owner_case(leaves, 2, inputs, 2, 2) == MMR_OK); /* found before the failing load */
+  inputs[1][31] ^= 1;                                   /* one bit off: no owner */
+  CHECK(owner_case(leaves, 2, inputs, 2, none) == MMR_ERR_OWNER_NOT_FOUND);
+  /* this script's own hash as a proved leaf still never counts */
+  memset(leaves[1], 0xaa, 32);
+  memset(inputs[1], 0xaa, 32);
+  CHECK(owner_case(leaves, 2, inputs, 2, none) == MMR_ERR_OWNER_NOT_FOUND);
+}
+
 static void self_test(void) {
   self_test_merge();
   /* canonical sizes, by building MMRs incrementally */
@@ -332,15 +413,27 @@ static void self_test(void) {
   }
 
   /* args */
-  uint8_t args[41] = {0};
+  uint8_t args[42] = {0};
   mmr_lock_args_t a;
   CHECK(mmr_parse_args(args, 39, &a) == MMR_ERR_ARGS_LENGTH);
-  CHECK(mmr_parse_args(args, 41, &a) == MMR_ERR_ARGS_LENGTH);
+  CHECK(mmr_parse_args(args, 42, &a) == MMR_ERR_ARGS_LENGTH);
+  CHECK(mmr_parse_args(args, 41, &a) == MMR_ERR_ARGS_ENCODING); /* flags 0x00 */
   CHECK(mmr_parse_args(args, 40, &a) == MMR_ERR_MMR_SIZE_INVALID);
+  args[40] = MMR_FLAG_OWNER;
+  CHECK(mmr_parse_args(args, 41, &a) == MMR_ERR_MMR_SIZE_INVALID); /* flags before size */
   args[32] = 4; /* size 4 = 3 leaves */
-  CHECK(mmr_parse_args(args, 40, &a) == MMR_OK && a.leaf_count == 3 && a.mmr_size == 4);
+  CHECK(mmr_parse_args(args, 40, &a) == MMR_OK && a.leaf_count == 3 && a.mmr_size == 4 &&
+        a.owner == 0);
+  CHECK(mmr_parse_args(args, 41, &a) == MMR_OK && a.leaf_count == 3 && a.owner == 1);
+  const uint8_t bad_flags[] = {0x00, 0x02, 0x03, 0x80, 0x81, 0xff};
+  for (size_t i = 0; i < sizeof bad_flags; i++) {
+    args[40] = bad_flags[i];
+    CHECK(mmr_parse_args(args, 41, &a) == MMR_ERR_ARGS_ENCODING);
+  }
   args[39] = 1;
   CHECK(mmr_parse_args(args, 40, &a) == MMR_ERR_MMR_SIZE_INVALID);
+
+  self_test_owner();
 
   /* WitnessArgs, as mmr_lock::witness's tests */
   const uint8_t *lock;

@@ -190,7 +190,7 @@ fn non_canonical_mmr_size_rejected() {
 fn lock_level_errors() {
     let w = small();
     let good = with_payload(&w, &w.baseline_payload());
-    for len in [0usize, 39, 41, 200] {
+    for len in [0usize, 39, 42, 200] {
         let mut args = w.lock_args();
         args.resize(len, 0);
         let input = LockInput {
@@ -201,6 +201,21 @@ fn lock_level_errors() {
             run(V, &input).code(),
             Some(LockError::ArgsLength.code()),
             "args len {len}"
+        );
+    }
+    // 41 bytes select owner mode only with flags 0x01 (tests/tests/owner.rs); any other
+    // flags byte is an encoding error.
+    for flags in [0x00u8, 0x02, 0xff] {
+        let mut args = w.lock_args();
+        args.push(flags);
+        let input = LockInput {
+            args: args.into(),
+            witness: good.witness.clone(),
+        };
+        assert_eq!(
+            run(V, &input).code(),
+            Some(LockError::ArgsEncoding.code()),
+            "flags {flags:#x}"
         );
     }
     let missing = LockInput {

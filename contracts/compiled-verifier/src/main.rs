@@ -1,5 +1,6 @@
-//! Compiled-proof MMR lock: args = root || mmr_size, witness lock = compiled payload
-//! (docs/compiled-format.md). Exit codes: docs/error-codes.md. No heap allocator is linked.
+//! Compiled-proof MMR lock: args = root || mmr_size [|| flags], witness lock = compiled payload
+//! (docs/compiled-format.md); 41-byte args with flags 0x01 add the owner check
+//! (docs/deploy.md). Exit codes: docs/error-codes.md. No heap allocator is linked.
 #![no_std]
 #![cfg_attr(not(test), no_main)]
 
@@ -53,10 +54,23 @@ fn verify(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> Result<(), Format
     compiled_proof::verify::<ContractMerge>(payload, root, leaf_count)
 }
 
+/// The proof (args, witness, payload), then in owner mode the owner check.
 fn run() -> Result<(), i8> {
     let args = mmr_lock::load::load_args().map_err(|e| e.code())?;
     let payload = mmr_lock::load::load_lock_field().map_err(|e| e.code())?;
-    verify(payload, &args.root, args.leaf_count).map_err(|e| e.code())
+    verify(payload, &args.root, args.leaf_count).map_err(|e| e.code())?;
+    if args.mode == mmr_lock::Mode::Owner {
+        owner(payload)?;
+    }
+    Ok(())
+}
+
+/// Owner mode, after the proof verified: some other input's lock hash is a proved leaf.
+#[inline(never)]
+fn owner(payload: &[u8]) -> Result<(), i8> {
+    // The payload verified, so its leaves section parses; the error arm only keeps panics out.
+    let leaves = compiled_proof::leaves(payload).map_err(|e| e.code())?;
+    mmr_lock::load::check_owner(|| leaves.clone().map(|(_, value)| value)).map_err(|e| e.code())
 }
 
 pub fn program_entry() -> i8 {

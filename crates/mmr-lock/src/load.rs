@@ -1,12 +1,12 @@
 //! Syscall-backed loaders for contracts (feature `ckb`).
 
-use crate::{parse_args, witness, LockArgs, LockError, MAX_WITNESS_SIZE};
-use ckb_std::ckb_constants::Source;
+use crate::{owner, parse_args, witness, LockArgs, LockError, MAX_WITNESS_SIZE};
+use ckb_std::ckb_constants::{CellField, Source};
 use ckb_std::error::SysError;
 use ckb_std::syscalls;
 
-/// A `Script` with 40-byte args is 101 bytes; anything that does not fit here has args of the
-/// wrong length.
+/// A `Script` with 40-byte args is 93 bytes (41-byte args: 94); anything that does not fit
+/// here has args of the wrong length.
 const SCRIPT_BUFFER: usize = 256;
 
 fn read_u32(bytes: &[u8], at: usize) -> Option<usize> {
@@ -51,4 +51,30 @@ pub fn load_lock_field() -> Result<&'static [u8], LockError> {
         Err(_) => return Err(LockError::Syscall),
     };
     witness::lock_field(&buf[..len])
+}
+
+/// Lock script hash of input `index` (`Source::Input`) into `out`: `true`, or `false` past
+/// the last input; any other outcome than exactly 32 bytes is `Syscall`.
+fn input_lock_hash(index: usize, out: &mut [u8; 32]) -> Result<bool, LockError> {
+    match syscalls::load_cell_by_field(out, 0, index, Source::Input, CellField::LockHash) {
+        Ok(32) => Ok(true),
+        Err(SysError::IndexOutOfBound) => Ok(false),
+        _ => Err(LockError::Syscall),
+    }
+}
+
+/// Owner mode's check ([`owner::find_owner`]) against the running transaction: this script's
+/// hash from `load_script_hash`, the inputs' lock hashes from `load_cell_by_field`. Call it
+/// only after the proof verified; `leaves` yields the proved leaf values.
+#[inline(never)]
+pub fn check_owner<'a, F, I>(leaves: F) -> Result<(), LockError>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = &'a [u8; 32]>,
+{
+    let mut own = [0u8; 32];
+    if syscalls::load_script_hash(&mut own, 0) != Ok(32) {
+        return Err(LockError::Syscall);
+    }
+    owner::find_owner(leaves, &own, input_lock_hash)
 }
