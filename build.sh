@@ -93,7 +93,13 @@ deps() {
 build_contract() {
     local name=$1 dir=$2
     shift 2
-    cargo build --quiet --release --locked --target "$TARGET" -p "$name" "$@" >&2 \
+    # Panic locations name the registry sources by absolute path: map cargo's home to a fixed
+    # prefix so the binaries (checksums.txt) do not depend on where it is. Workspace sources
+    # are named relative to the workspace root, the standard library by /rustc/<commit>/.
+    # (Cargo adds this to the rustflags of .cargo/config.toml.)
+    local remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
+    CARGO_TARGET_RISCV64IMAC_UNKNOWN_NONE_ELF_RUSTFLAGS="${CARGO_TARGET_RISCV64IMAC_UNKNOWN_NONE_ELF_RUSTFLAGS:-} $remap" \
+        cargo build --quiet --release --locked --target "$TARGET" -p "$name" "$@" >&2 \
         || die "building contract $name failed"
     mkdir -p "$dir"
     cp "${CARGO_TARGET_DIR:-target}/$TARGET/release/$name" "$dir/$name.debug"
