@@ -86,6 +86,11 @@ deps() {
     install_apt_packages
     install_rust
     install_ckb_debugger
+    # cargo-fuzz for the bounded differential fuzz run of `./build.sh test` (SECURITY.md).
+    cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz 0.13.1" || {
+        say "installing cargo-fuzz 0.13.1 with cargo install (a minute or two, once)"
+        cargo install cargo-fuzz --version 0.13.1 --locked >&2 || die "cargo install cargo-fuzz 0.13.1 failed"
+    }
 }
 
 # Builds one Rust contract with the given cargo feature arguments and installs it under
@@ -373,6 +378,17 @@ run_tests() {
         say "running the C verifier core under ASan/UBSan"
         c/host/run.sh
     fi
+    # Assurance (SECURITY.md): the C core under ASan/UBSan on the assurance corpora, then a
+    # bounded differential fuzz run (stable Rust: cargo-fuzz without sanitizer flags).
+    say "assurance: C core under ASan/UBSan on the exported assurance corpora"
+    cargo run --quiet --release --locked -p assurance --bin export-vectors -- \
+        build/tmp/assurance-vectors fuzz/corpus/differential
+    c/host/run.sh build/tmp/assurance-vectors
+    say "assurance: bounded differential fuzz run (300,000 executions)"
+    mkdir -p build/tmp/fuzz-corpus
+    command -v c++ >/dev/null || export CXX=clang++-19
+    cargo fuzz run -s none differential build/tmp/fuzz-corpus fuzz/corpus/differential -- \
+        -runs=300000 -max_len=1024 -max_total_time=600 -print_final_stats=1
 }
 
 case "${1:-run}" in
