@@ -246,7 +246,7 @@ journey() {
 # The release verifiers on many seeds, in-process on 1 and on all cores (cycle-lab sweep).
 sweep() {
     build_lab
-    "$LAB" sweep --release-dir "$RELEASE" "$@"
+    "$LAB" sweep --release-dir "$RELEASE" --json "$ROOT/build/sweep/sweep.json" "$@"
 }
 
 # ref_cycles TREE TX-GENERATOR SEED... -> "verifier seed result cycles bytes" per verifier and seed, run with

@@ -115,7 +115,7 @@ pub fn run(
     };
     bar.set_style(
         ProgressStyle::with_template(
-            "{prefix:>12} [{bar:40}] {pos}/{len} seeds {per_sec:>10} eta {eta}",
+            "{prefix:>14} [{bar:40}] {pos}/{len} seeds, {elapsed} elapsed, eta {eta}",
         )
         .expect("valid template")
         .progress_chars("=> "),
