@@ -234,12 +234,13 @@ journey() {
     echo
     # The committed chart is the reference seed's.
     local chart=()
-    [ "$seed" = "$REFERENCE_SEED" ] && chart=(--chart "$ROOT/docs/journey.svg")
+    [ "$seed" = "$REFERENCE_SEED" ] \
+        && chart=(--chart "$ROOT/docs/journey.svg" --doc "$ROOT/docs/performance.md")
     "$LAB" journey --manifest "$dir/variants.tsv" --reference-seed "$seed" \
         --seeds "${JOURNEY_SEEDS:-50}" --markdown "$dir/journey.md" "${chart[@]}"
     echo
     echo "Binaries and tx.json per step in build/journey/NN/; build/journey/journey.{csv,json,svg,md}"
-    [ "$seed" = "$REFERENCE_SEED" ] && echo "Chart copied to docs/journey.svg"
+    [ "$seed" = "$REFERENCE_SEED" ] && echo "Chart copied to docs/journey.svg, table to docs/performance.md"
     return 0
 }
 

@@ -109,6 +109,15 @@ pub fn measure(
     })
 }
 
+/// A delta with its sign: "+1,234", "-56", "0".
+pub fn signed(n: i64) -> String {
+    if n > 0 {
+        format!("+{}", thousands(n))
+    } else {
+        thousands(n)
+    }
+}
+
 /// 1234567 -> "1,234,567" (and negatives).
 pub fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
@@ -151,7 +160,7 @@ impl Journey {
                 r.variant.tag,
                 r.variant.label,
                 r.reference_cycles,
-                r.delta.map(|d| d.to_string()).unwrap_or_default(),
+                r.delta.map(|d| format!("{d:+}")).unwrap_or_default(),
                 r.sweep.min,
                 r.sweep.median,
                 r.sweep.max,
@@ -174,7 +183,7 @@ impl Journey {
                 r.variant.tag,
                 r.variant.label,
                 thousands(r.reference_cycles as i64),
-                r.delta.map(thousands).unwrap_or_default(),
+                r.delta.map(signed).unwrap_or_default(),
                 thousands(r.sweep.min as i64),
                 thousands(r.sweep.median as i64),
                 thousands(r.sweep.max as i64),
@@ -247,5 +256,50 @@ fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+/// Markers of the generated table in a Markdown document.
+pub const DOC_START: &str = "<!-- journey-table:start -->";
+pub const DOC_END: &str = "<!-- journey-table:end -->";
+
+/// `doc` with the text between the journey-table markers replaced by `table`.
+pub fn splice(doc: &str, table: &str) -> Result<String, String> {
+    let start = doc
+        .find(DOC_START)
+        .ok_or_else(|| format!("no {DOC_START} marker"))?;
+    let end = doc
+        .find(DOC_END)
+        .filter(|&e| e > start)
+        .ok_or_else(|| format!("no {DOC_END} marker after {DOC_START}"))?;
+    Ok(format!(
+        "{}{DOC_START}\n{table}{}",
+        &doc[..start],
+        &doc[end..]
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_replaces_between_markers_only() {
+        let doc = format!("a\n{DOC_START}\nold\n{DOC_END}\nb\n");
+        assert_eq!(
+            splice(&doc, "new\n").unwrap(),
+            format!("a\n{DOC_START}\nnew\n{DOC_END}\nb\n")
+        );
+        assert!(splice("no markers", "x").is_err());
+    }
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(-1_000), "-1,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(signed(317_486), "+317,486");
+        assert_eq!(signed(-5), "-5");
+        assert_eq!(signed(0), "0");
     }
 }

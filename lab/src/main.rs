@@ -30,6 +30,7 @@ commands:
                --reference-seed S the seed ckb-debugger ran (default: the journey's)
                --chart FILE       also copy the SVG chart here (e.g. docs/journey.svg)
                --markdown FILE    also write the table as Markdown
+               --doc FILE         replace the table between FILE's journey-table markers
   flamegraph <folded> <out.svg> [--title T]
              render ckb-debugger's --flamegraph-output (folded stacks) as an SVG (inferno)
   gate       measure the release verifiers on the gate seeds and compare with
@@ -283,6 +284,11 @@ fn cmd_journey(args: &[String]) -> Result<(), String> {
     }
     if let Some(path) = o.get("--markdown") {
         write(Path::new(path), &j.markdown())?;
+    }
+    if let Some(path) = o.get("--doc") {
+        let doc = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let doc = journey::splice(&doc, &j.markdown()).map_err(|e| format!("{path}: {e}"))?;
+        write(Path::new(path), &doc)?;
     }
     println!();
     println!(
