@@ -102,12 +102,12 @@ fn parallel_sweep_equals_one_thread() {
             Outcome::Accepted(one.cycles[7 * specs.len() + p])
         );
     }
-    for p in 0..specs.len() {
+    for (p, spec) in specs.iter().enumerate() {
         let s = one.stats(p);
         assert!(s.min <= s.median && s.median <= s.max);
         println!(
             "{:<20} min {} median {} max {}",
-            specs[p].name, s.min, s.median, s.max
+            spec.name, s.min, s.median, s.max
         );
     }
     println!(
