@@ -18,6 +18,8 @@ pub struct Mmr {
     pub peaks: Vec<usize>,
     /// The bagged root (right to left: `acc = merge(acc, peak)`).
     pub root: [u8; 32],
+    /// Position of the node covering leaves `[first, first + 2^height)`, by `(first, height)`.
+    pub node_pos: std::collections::HashMap<(u64, u32), usize>,
 }
 
 impl Mmr {
@@ -27,10 +29,14 @@ impl Mmr {
         let mut heights = Vec::new();
         let mut leaf_pos = Vec::new();
         let mut peaks: Vec<usize> = Vec::new();
-        for leaf in leaves {
+        let mut firsts: Vec<u64> = Vec::new();
+        let mut node_pos = std::collections::HashMap::new();
+        for (i, leaf) in leaves.iter().enumerate() {
             leaf_pos.push(nodes.len() as u64);
+            node_pos.insert((i as u64, 0), nodes.len());
             nodes.push(*leaf);
             heights.push(0);
+            firsts.push(i as u64);
             peaks.push(nodes.len() - 1);
             while peaks.len() >= 2 {
                 let r = peaks[peaks.len() - 1];
@@ -39,8 +45,10 @@ impl Mmr {
                     break;
                 }
                 let parent = merge(&nodes[l], &nodes[r]);
+                node_pos.insert((firsts[l], heights[l] + 1), nodes.len());
                 nodes.push(parent);
                 heights.push(heights[l] + 1);
+                firsts.push(firsts[l]);
                 peaks.pop();
                 peaks.pop();
                 peaks.push(nodes.len() - 1);
@@ -57,6 +65,7 @@ impl Mmr {
             leaf_pos,
             peaks,
             root: acc,
+            node_pos,
         }
     }
 
@@ -83,14 +92,7 @@ impl Mmr {
 
     /// Value of the node covering leaves `[first, first + 2^height)` (must be a real node).
     pub fn node(&self, first: u64, height: u32) -> [u8; 32] {
-        if height == 0 {
-            return self.leaves[first as usize];
-        }
-        let half = 1u64 << (height - 1);
-        merge(
-            &self.node(first, height - 1),
-            &self.node(first + half, height - 1),
-        )
+        self.nodes[self.node_pos[&(first, height)]]
     }
 
     /// Script args: root || mmr_size (u64 LE).

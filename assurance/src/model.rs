@@ -65,6 +65,13 @@ pub fn leaf_count_of_size(mmr_size: u64) -> Option<u64> {
     Some(leaves)
 }
 
+/// MMR position of the leaf with index `i`: each earlier leaf `j` added itself and one
+/// parent per trailing one bit of `j` (the merges its push caused), which sums to
+/// `2i - popcount(i)`; tests/model.rs checks it against built MMRs.
+pub fn leaf_pos(i: u64) -> u64 {
+    2 * i - i.count_ones() as u64
+}
+
 /// Leaf index of MMR position `pos` in an MMR of `leaf_count` leaves, or `None` when `pos` is
 /// an inner node or beyond the MMR. Positions number nodes in post-order, peak after peak.
 pub fn leaf_index_of_pos(leaf_count: u64, pos: u64) -> Option<u64> {

@@ -13,6 +13,9 @@ fn sizes_and_positions_match_the_built_mmr() {
         sizes.insert(mmr.mmr_size(), n);
         assert_eq!(model::leaf_count_of_size(mmr.mmr_size()), Some(n));
         assert_eq!(mmr_lock::mmr::leaf_count(mmr.mmr_size()), Some(n));
+        for (i, &pos) in mmr.leaf_pos.iter().enumerate() {
+            assert_eq!(model::leaf_pos(i as u64), pos);
+        }
         for pos in 0..mmr.mmr_size() + 3 {
             let want = mmr
                 .leaf_pos
@@ -142,4 +145,23 @@ fn the_spec_worked_example() {
     assert_eq!(compiled.len(), 187);
     assert!(model::compiled_accepts(&compiled, &mmr.root, 5));
     assert_eq!(model::honest_baseline(&mmr, &[0, 3]).len(), 184);
+}
+
+#[test]
+fn node_lookup_is_the_recursive_hash() {
+    fn rec(mmr: &Mmr, first: u64, h: u32) -> [u8; 32] {
+        if h == 0 {
+            return mmr.leaves[first as usize];
+        }
+        let half = 1u64 << (h - 1);
+        assurance::hash::merge(&rec(mmr, first, h - 1), &rec(mmr, first + half, h - 1))
+    }
+    for n in 1..=40u64 {
+        let mmr = Mmr::with_leaf_count(n, 3);
+        assert_eq!(mmr.node_pos.len() as u64, mmr.mmr_size());
+        for (&(first, h), &pos) in &mmr.node_pos {
+            assert_eq!(mmr.nodes[pos], rec(&mmr, first, h));
+            assert_eq!(mmr.heights[pos], h);
+        }
+    }
 }

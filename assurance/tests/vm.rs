@@ -52,12 +52,25 @@ fn mutated_transactions_in_ckb_script() {
                     for data in inputs.iter().skip(t).step_by(threads) {
                         let case = decode(data);
                         let codes = Codes {
-                            baseline: vm(Verifier::Baseline, &case.args, case.baseline_witness.as_deref()),
-                            compiled: vm(Verifier::Compiled, &case.args, case.compiled_witness.as_deref()),
+                            baseline: vm(
+                                Verifier::Baseline,
+                                &case.args,
+                                case.baseline_witness.as_deref(),
+                            ),
+                            compiled: vm(
+                                Verifier::Compiled,
+                                &case.args,
+                                case.compiled_witness.as_deref(),
+                            ),
                             c: vm(Verifier::C, &case.args, case.compiled_witness.as_deref()),
                         };
                         let native = case.run_native();
-                        assert_eq!(codes, native, "VM and native cores differ\n{}", case.describe());
+                        assert_eq!(
+                            codes,
+                            native,
+                            "VM and native cores differ\n{}",
+                            case.describe()
+                        );
                         if let Err(e) = case.check(codes) {
                             panic!("{e}");
                         }
@@ -89,7 +102,13 @@ fn mutated_transactions_in_ckb_script() {
         println!("{name} exit codes (code:count): {}", codes.join(" "));
     }
     let accepted = seen.get(&('c', 0)).copied().unwrap_or(0);
-    assert!(accepted > 50, "too few honest cases reached the VM: {accepted}");
+    assert!(
+        accepted > 50,
+        "too few honest cases reached the VM: {accepted}"
+    );
     let distinct = seen.keys().filter(|(f, _)| *f == 'c').count();
-    assert!(distinct >= 20, "the mutations reach only {distinct} compiled codes");
+    assert!(
+        distinct >= 20,
+        "the mutations reach only {distinct} compiled codes"
+    );
 }

@@ -19,7 +19,9 @@ use std::fmt::Write as _;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let out = args.next().expect("usage: export-vectors OUT_DIR [CORPUS_DIR...]");
+    let out = args
+        .next()
+        .expect("usage: export-vectors OUT_DIR [CORPUS_DIR...]");
     std::fs::create_dir_all(&out).expect("create OUT_DIR");
 
     let mut structural = String::new();
@@ -28,7 +30,11 @@ fn main() {
         let r = native::compiled_payload(payload, &mmr.root, mmr.leaf_count());
         let c = native::c_payload(payload, &mmr.root, mmr.leaf_count());
         assert_eq!(r, c, "Rust and C differ on {}", hex(payload));
-        let p = if payload.is_empty() { "-".to_string() } else { hex(payload) };
+        let p = if payload.is_empty() {
+            "-".to_string()
+        } else {
+            hex(payload)
+        };
         writeln!(s, "P {p} {} {} {r} {label}", hex(&mmr.root), mmr.mmr_size()).unwrap();
         count += 1;
     };
@@ -37,7 +43,11 @@ fn main() {
         let mmr = Mmr::with_leaf_count(n, 0x5eed);
         let pool = mmr.value_pool();
         for index in 0..=n + 1 {
-            let value = if index < n { mmr.leaves[index as usize] } else { pool[0] };
+            let value = if index < n {
+                mmr.leaves[index as usize]
+            } else {
+                pool[0]
+            };
             for ops in &sk {
                 let mut j = 0;
                 let cmds: Vec<Cmd> = ops
@@ -48,18 +58,34 @@ fn main() {
                     })
                     .collect();
                 let payload = model::encode_compiled(&[(index, value)], &cmds);
-                p_line(&mut structural, &mmr, &payload, &format!("n{n}-i{index}-ops{ops:?}").replace(' ', ""));
+                p_line(
+                    &mut structural,
+                    &mmr,
+                    &payload,
+                    &format!("n{n}-i{index}-ops{ops:?}").replace(' ', ""),
+                );
             }
         }
         if n <= 7 {
             for m in 1..(1u64 << n) {
                 let indexes: Vec<u64> = (0..n).filter(|i| m >> i & 1 == 1).collect();
-                let choices = std::iter::once(None).chain(model::bag_points(n, &indexes).into_iter().map(Some));
+                let choices = std::iter::once(None)
+                    .chain(model::bag_points(n, &indexes).into_iter().map(Some));
                 for bag in choices {
-                    let leaves: Vec<(u64, [u8; 32])> =
-                        indexes.iter().map(|&i| (i, mmr.leaves[i as usize])).collect();
-                    let payload = model::encode_compiled(&leaves, &model::honest_commands(&mmr, &indexes, bag));
-                    p_line(&mut structural, &mmr, &payload, &format!("honest-n{n}-m{m}-bag{bag:?}"));
+                    let leaves: Vec<(u64, [u8; 32])> = indexes
+                        .iter()
+                        .map(|&i| (i, mmr.leaves[i as usize]))
+                        .collect();
+                    let payload = model::encode_compiled(
+                        &leaves,
+                        &model::honest_commands(&mmr, &indexes, bag),
+                    );
+                    p_line(
+                        &mut structural,
+                        &mmr,
+                        &payload,
+                        &format!("honest-n{n}-m{m}-bag{bag:?}"),
+                    );
                 }
             }
         }
@@ -83,7 +109,11 @@ fn main() {
             let r = native::compiled_lock(&case.args, w);
             let c = native::c_lock(&case.args, w);
             assert_eq!(r, c, "Rust and C differ on {}", path.display());
-            let a = if case.args.is_empty() { "-".to_string() } else { hex(&case.args) };
+            let a = if case.args.is_empty() {
+                "-".to_string()
+            } else {
+                hex(&case.args)
+            };
             let w = match w {
                 None => "none".to_string(),
                 Some([]) => "-".to_string(),
