@@ -12,6 +12,8 @@ use ckb_testtool::context::Context;
 use std::path::PathBuf;
 use tx_generator::Workload;
 
+pub mod owner;
+
 pub const MAX_CYCLES: u64 = 70_000_000;
 
 /// The verifiers, by the payload format they read.
@@ -66,7 +68,7 @@ impl Outcome {
 
 /// Exit code from ckb-script's error text ("... error code N ..."). A VM fault or any other
 /// failure has no such code and fails the test loudly.
-fn exit_code(err: &str) -> i8 {
+pub fn exit_code(err: &str) -> i8 {
     let at = err
         .find("error code ")
         .unwrap_or_else(|| panic!("script failed without an exit code: {err}"));

@@ -1,7 +1,10 @@
 //! The workload behind every measurement: a seeded random MMR, a sorted sample of its leaves,
 //! the proof for them, and the payload each verifier reads. Also usable as a library to build
-//! proofs for your own leaves ([`Workload::from_leaves`]).
+//! proofs for your own leaves ([`Workload::from_leaves`], [`parse_leaves`]), in plain or owner
+//! mode ([`Workload::lock_args_for`]), with owners named by their lock [`script::Script`]
+//! (docs/deploy.md).
 
+pub mod script;
 pub mod tx;
 
 use ckb_merkle_mountain_range::{util::MemStore, Merge, MMR};
@@ -76,26 +79,48 @@ impl Workload {
     /// in 1000..3000, proved count in 1..100, each leaf's 32 bytes, then a shuffle of the
     /// leaf positions of which the first k, sorted, are proved.
     pub fn from_seed(seed: u64) -> Workload {
-        let mut rng = StdRng::seed_from_u64(seed);
-        // The journey drew the leaf count as a u32 and the proved count as a usize; the
-        // integer type changes how rand 0.8 samples, so both are kept as they were.
-        let leaf_count = rng.gen_range(1000u32..3000) as usize;
-        let proved_count: usize = rng.gen_range(1..100);
-        let leaves: Vec<[u8; 32]> = (0..leaf_count)
-            .map(|_| {
-                let mut leaf = [0u8; 32];
-                rng.fill_bytes(&mut leaf);
-                leaf
-            })
-            .collect();
-        let mut indexes: Vec<u64> = (0..leaf_count as u64).collect();
-        indexes.shuffle(&mut rng);
-        indexes.truncate(proved_count);
+        let (leaves, indexes) = seeded_leaves(seed);
         let mut w = Workload::from_leaves(&leaves, &indexes).expect("seeded workloads are valid");
         w.seed = Some(seed);
         w
     }
 
+    /// The workload of `seed` for owner mode: the same MMR shape and proved positions, with
+    /// the value of the first proved leaf (the smallest proved index) replaced by
+    /// `owner_lock_hash`, so the root changes but the proof's work does not.
+    pub fn from_seed_with_owner(seed: u64, owner_lock_hash: [u8; 32]) -> Workload {
+        let (mut leaves, indexes) = seeded_leaves(seed);
+        if let Some(&first) = indexes.iter().min() {
+            leaves[first as usize] = owner_lock_hash;
+        }
+        let mut w = Workload::from_leaves(&leaves, &indexes).expect("seeded workloads are valid");
+        w.seed = Some(seed);
+        w
+    }
+}
+
+/// The journey's leaves and proved leaf indexes for `seed` (unsorted, in draw order), before
+/// any MMR is built: see [`Workload::from_seed`].
+pub fn seeded_leaves(seed: u64) -> (Vec<[u8; 32]>, Vec<u64>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    // The journey drew the leaf count as a u32 and the proved count as a usize; the
+    // integer type changes how rand 0.8 samples, so both are kept as they were.
+    let leaf_count = rng.gen_range(1000u32..3000) as usize;
+    let proved_count: usize = rng.gen_range(1..100);
+    let leaves: Vec<[u8; 32]> = (0..leaf_count)
+        .map(|_| {
+            let mut leaf = [0u8; 32];
+            rng.fill_bytes(&mut leaf);
+            leaf
+        })
+        .collect();
+    let mut indexes: Vec<u64> = (0..leaf_count as u64).collect();
+    indexes.shuffle(&mut rng);
+    indexes.truncate(proved_count);
+    (leaves, indexes)
+}
+
+impl Workload {
     /// An MMR over `leaves` (in order) and a proof for the leaves at `indexes` (any order,
     /// duplicates ignored).
     pub fn from_leaves(leaves: &[[u8; 32]], indexes: &[u64]) -> Result<Workload, WorkloadError> {
@@ -130,11 +155,36 @@ impl Workload {
         })
     }
 
-    /// Script args: root || mmr_size (u64 LE).
+    /// Plain-mode script args: root || mmr_size (u64 LE), 40 bytes.
     pub fn lock_args(&self) -> Vec<u8> {
         let mut args = self.root.to_vec();
         args.extend_from_slice(&self.mmr_size.to_le_bytes());
         args
+    }
+
+    /// Script args for `mode`: 40 bytes plain, or 41 bytes (plain || flags `0x01`) for owner
+    /// mode, where a proved leaf must also be the lock hash of another input.
+    pub fn lock_args_for(&self, mode: Mode) -> Vec<u8> {
+        let mut args = self.lock_args();
+        if mode == Mode::Owner {
+            args.push(mmr_lock::FLAG_OWNER);
+        }
+        args
+    }
+
+    /// The payload `format` reads.
+    pub fn payload(&self, format: Format) -> Result<Vec<u8>, String> {
+        match format {
+            Format::Baseline => Ok(self.baseline_payload()),
+            Format::Compiled => self
+                .compiled_payload()
+                .map_err(|e| format!("compiling the proof: {e:?}")),
+        }
+    }
+
+    /// Whether `value` is one of the proved leaves (in owner mode: a possible owner).
+    pub fn proves(&self, value: &[u8; 32]) -> bool {
+        self.proved.iter().any(|(_, v)| v == value)
     }
 
     /// The baseline verifier's payload (docs/baseline-format.md).
@@ -146,6 +196,89 @@ impl Workload {
     pub fn compiled_payload(&self) -> Result<Vec<u8>, compiled_proof::CompileError> {
         compiled_proof::compile(self.mmr_size, &self.proof_items, &self.proved)
     }
+}
+
+pub use mmr_lock::Mode;
+
+/// The payload formats: the baseline verifier's, and the compiled one the C and compiled Rust
+/// verifiers share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Baseline,
+    Compiled,
+}
+
+impl Format {
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name {
+            "baseline" => Some(Format::Baseline),
+            "compiled" => Some(Format::Compiled),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Baseline => "baseline",
+            Format::Compiled => "compiled",
+        }
+    }
+}
+
+/// Hex to bytes, with or without a `0x` prefix; `0x` or `""` is empty.
+pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
+    let digits = s.strip_prefix("0x").unwrap_or(s);
+    if !digits.len().is_multiple_of(2) || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("not an even number of hex digits: {s:?}"));
+    }
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// Leaves from text: one 32-byte leaf per line as 64 hex digits (`0x` optional); blank lines
+/// and everything after a `#` are ignored. Leaf index = order in the text, from 0.
+pub fn parse_leaves(text: &str) -> Result<Vec<[u8; 32]>, String> {
+    let mut leaves = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let value = line.split('#').next().unwrap_or("").trim();
+        if value.is_empty() {
+            continue;
+        }
+        let bytes = parse_hex(value).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let leaf: [u8; 32] = bytes
+            .try_into()
+            .map_err(|b: Vec<u8>| format!("line {}: a leaf is 32 bytes, not {}", n + 1, b.len()))?;
+        leaves.push(leaf);
+    }
+    Ok(leaves)
+}
+
+/// Leaf indexes from `"3,7,10-12"`: comma-separated indexes and inclusive ranges.
+pub fn parse_indexes(s: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("not a leaf index: {t:?}"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b || b - a > 1_000_000 {
+                    return Err(format!("bad range {part:?}"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    if out.is_empty() {
+        return Err("no leaf index given".into());
+    }
+    Ok(out)
 }
 
 /// Molecule `WitnessArgs` with `lock` set and `input_type`, `output_type` absent.

@@ -1,14 +1,25 @@
-//! tx-generator <out.json> <verifier binaries…>
+//! tx-generator [--owner-lock SCRIPT] <out.json> <verifier binaries…>
+//! tx-generator prove --leaves FILE --index LIST [options]
+//! tx-generator lock-hash SCRIPT
+//! tx-generator code-hash BINARY
 //!
-//! Builds the workload for SEED (or a time-based seed, printed) and writes a ckb-debugger mock
-//! transaction with one input per binary. The position of a binary fixes the payload format
-//! its input gets: 0 = baseline, 1 = C (compiled format), 2 = Rust compiled.
+//! The first form builds the workload for SEED (or a time-based seed, printed) and writes a
+//! ckb-debugger mock transaction with one input per binary. The position of a binary fixes
+//! the payload format its input gets: 0 = baseline, 1 = C (compiled format), 2 = Rust
+//! compiled. `prove` does the same for your own leaves; `lock-hash` names an owner;
+//! `code-hash` names a deployed binary.
 
 use std::process::ExitCode;
-use tx_generator::{tx, Workload};
+use tx_generator::script::Script;
+use tx_generator::tx::{self, OwnerInput};
+use tx_generator::{hex, Format, Mode, Workload};
 
 const USAGE: &str = "\
-usage: tx-generator <out.json> <baseline-binary> [<c-binary> [<compiled-binary>]]
+usage: tx-generator [--owner-lock SCRIPT] <out.json> <baseline-binary> [<c-binary> [<compiled-binary>]]
+       tx-generator prove --leaves FILE --index LIST [--format compiled|baseline] [--owner]
+                          [--owner-lock SCRIPT]... [--verifier BINARY --tx OUT.json]
+       tx-generator lock-hash SCRIPT
+       tx-generator code-hash BINARY
 
 Builds a random MMR from SEED (environment; default: a time-based seed, printed), proves a
 random sample of its leaves, and writes a ckb-debugger mock transaction to <out.json> with one
@@ -16,26 +27,33 @@ input per verifier binary, in this order: 0 = baseline, 1 = C, 2 = Rust compiled
 with:
   ckb-debugger --tx-file <out.json> --cell-type input --script-group-type lock --cell-index N
 
+--owner-lock SCRIPT  owner mode (docs/deploy.md): the verifier cells get 41-byte args (flags
+                     0x01), the first proved leaf becomes SCRIPT's hash, and one more input,
+                     locked by SCRIPT, is added after the verifier inputs.
+
+prove: an MMR over your leaves (FILE: one 32-byte leaf per line, 64 hex digits, '#' starts a
+comment; '-' reads standard input) and a proof for the leaf indexes in LIST (\"0,5,7-9\").
+Prints leaf_count, mmr_size, root, the lock args, the payload and the witness (WitnessArgs
+with the payload as its lock field), all hex.
+  --format F          payload format: compiled (C and compiled verifiers; default) or baseline
+  --owner             owner-mode args (41 bytes); implied by --owner-lock
+  --owner-lock SCRIPT an owner: its lock hash must be a proved leaf; with --tx it becomes an
+                      input with an unsigned secp256k1 witness placeholder (65 zero bytes)
+  --verifier BINARY   with --tx: the verifier binary the MMR cell is locked by (data2)
+  --tx OUT.json       write a ckb-debugger mock transaction: input 0 the MMR cell, then owners
+
+lock-hash: prints the lock script hash (blake2b-256 of the molecule Script) of SCRIPT.
+code-hash: prints the data2/data1 code_hash of BINARY (blake2b-256 of its bytes).
+
+SCRIPT is CODE_HASH:HASH_TYPE:ARGS (hex; HASH_TYPE one of data, type, data1, data2), e.g. the
+default CKB wallet lock of a key whose blake160 is B:
+  0x9bd7e06f3ecf4be0f2fcd2188b23f1b9fcc88e5d4b65a8637b17723bbda3cce8:type:0xB
+
 Environment:
   SEED   u64 seed; the journey's reference workload is SEED=1680833947559458126";
 
 /// Payload formats by input index.
-#[derive(Clone, Copy)]
-enum Format {
-    Baseline,
-    Compiled,
-}
-
 const SLOTS: [Format; 3] = [Format::Baseline, Format::Compiled, Format::Compiled];
-
-fn payload(w: &Workload, format: Format) -> Result<Vec<u8>, String> {
-    match format {
-        Format::Baseline => Ok(w.baseline_payload()),
-        Format::Compiled => w
-            .compiled_payload()
-            .map_err(|e| format!("compiling the proof: {e:?}")),
-    }
-}
 
 fn seed() -> Result<u64, String> {
     match std::env::var("SEED") {
@@ -50,7 +68,21 @@ fn seed() -> Result<u64, String> {
     }
 }
 
+fn write_json(path: &str, value: &serde_json::Value) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(value).map_err(|e| format!("encoding JSON: {e}"))?;
+    std::fs::write(path, json).map_err(|e| format!("writing {path}: {e}"))
+}
+
+fn read_binary(path: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))
+}
+
+/// The journey's CLI: seeded workload, one input per verifier binary.
 fn run(args: &[String]) -> Result<(), String> {
+    let (owner, args) = match args {
+        [flag, spec, rest @ ..] if flag == "--owner-lock" => (Some(Script::parse(spec)?), rest),
+        _ => (None, args),
+    };
     let (out, binaries) = match args {
         [out, binaries @ ..] if !binaries.is_empty() && binaries.len() <= SLOTS.len() => {
             (out, binaries)
@@ -63,22 +95,38 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let seed = seed()?;
     println!("Seed: {seed}");
-    let w = Workload::from_seed(seed);
+    let w = match &owner {
+        Some(lock) => Workload::from_seed_with_owner(seed, lock.hash()),
+        None => Workload::from_seed(seed),
+    };
     println!(
         "Total leafs: {}, tested leafs: {}",
         w.leaf_count,
         w.proved.len()
     );
     println!("MMR size: {}", w.mmr_size);
-    println!("MMR root: {}", tx_generator::hex(&w.root));
+    println!("MMR root: {}", hex(&w.root));
+    let mode = if owner.is_some() {
+        Mode::Owner
+    } else {
+        Mode::Plain
+    };
     let mut cells = Vec::new();
     for (path, format) in binaries.iter().zip(SLOTS) {
-        let binary = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
         cells.push(tx::Cell {
-            binary,
-            lock_args: w.lock_args(),
-            payload: payload(&w, format)?,
+            binary: read_binary(path)?,
+            lock_args: w.lock_args_for(mode),
+            payload: w.payload(format)?,
         });
+    }
+    let owners: Vec<OwnerInput> = owner.into_iter().map(OwnerInput::unsigned).collect();
+    for owner in &owners {
+        println!(
+            "Owner lock hash: {} (input {}; the value of proved leaf index {})",
+            hex(&owner.lock.hash()),
+            cells.len(),
+            mmr_index(w.proved[0].0)
+        );
     }
     println!(
         "Proof items: {} ({} bytes), baseline payload: {} bytes",
@@ -86,10 +134,127 @@ fn run(args: &[String]) -> Result<(), String> {
         w.proof_items.len() * 32,
         w.baseline_payload().len()
     );
-    let json = serde_json::to_string_pretty(&tx::mock_transaction(&cells))
-        .map_err(|e| format!("encoding JSON: {e}"))?;
-    std::fs::write(out, json).map_err(|e| format!("writing {out}: {e}"))?;
-    Ok(())
+    write_json(out, &tx::mock_transaction_with_owners(&cells, &owners))
+}
+
+/// `prove`: your leaves, your indexes.
+fn prove(args: &[String]) -> Result<(), String> {
+    let mut leaves_file = None;
+    let mut indexes = None;
+    let mut format = Format::Compiled;
+    let mut mode = Mode::Plain;
+    let mut owners = Vec::new();
+    let mut verifier = None;
+    let mut tx_out = None;
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        if flag == "--owner" {
+            mode = Mode::Owner;
+            continue;
+        }
+        let value = it
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value\n\n{USAGE}"))?;
+        match flag.as_str() {
+            "--leaves" => leaves_file = Some(value.clone()),
+            "--index" => indexes = Some(tx_generator::parse_indexes(value)?),
+            "--format" => {
+                format = Format::from_name(value)
+                    .ok_or_else(|| format!("--format is compiled or baseline, got {value:?}"))?
+            }
+            "--owner-lock" => {
+                mode = Mode::Owner;
+                owners.push(Script::parse(value)?);
+            }
+            "--verifier" => verifier = Some(value.clone()),
+            "--tx" => tx_out = Some(value.clone()),
+            _ => return Err(format!("unknown option {flag:?}\n\n{USAGE}")),
+        }
+    }
+    let leaves_file = leaves_file.ok_or("prove needs --leaves FILE")?;
+    let indexes = indexes.ok_or("prove needs --index LIST")?;
+    let text = if leaves_file == "-" {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("reading stdin: {e}"))?
+    } else {
+        std::fs::read_to_string(&leaves_file).map_err(|e| format!("reading {leaves_file}: {e}"))?
+    };
+    let leaves = tx_generator::parse_leaves(&text).map_err(|e| format!("{leaves_file}: {e}"))?;
+    let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
+    for lock in &owners {
+        if !w.proves(&lock.hash()) {
+            return Err(format!(
+                "the owner lock hash {} is not a proved leaf: add it to the leaves and prove \
+                 its index, or the lock rejects with 80 OwnerNotFound",
+                hex(&lock.hash())
+            ));
+        }
+    }
+    let payload = w.payload(format)?;
+    let args = w.lock_args_for(mode);
+    let witness = tx_generator::witness_args_with_lock(&payload);
+    let proved: Vec<String> = w
+        .proved
+        .iter()
+        .map(|(pos, _)| mmr_index(*pos).to_string())
+        .collect();
+    println!("leaf_count: {}", w.leaf_count);
+    println!("mmr_size: {}", w.mmr_size);
+    println!("root: {}", hex(&w.root));
+    println!("proved_indexes: {}", proved.join(","));
+    println!(
+        "mode: {}",
+        match mode {
+            Mode::Plain => "plain",
+            Mode::Owner => "owner",
+        }
+    );
+    println!("args: {}", hex(&args));
+    println!("format: {}", format.name());
+    println!("payload: {}", hex(&payload));
+    println!("witness: {}", hex(&witness));
+    for (j, lock) in owners.iter().enumerate() {
+        println!("owner_lock_hash: {} (owner {j})", hex(&lock.hash()));
+    }
+    match (verifier, tx_out) {
+        (Some(verifier), Some(out)) => {
+            let cell = tx::Cell {
+                binary: read_binary(&verifier)?,
+                lock_args: args,
+                payload,
+            };
+            let owners: Vec<OwnerInput> = owners.into_iter().map(OwnerInput::unsigned).collect();
+            write_json(&out, &tx::mock_transaction_with_owners(&[cell], &owners))?;
+            println!("tx: {out} (input 0: the MMR cell; inputs 1..: owners)");
+            Ok(())
+        }
+        (None, None) => Ok(()),
+        _ => Err("--verifier and --tx go together".into()),
+    }
+}
+
+/// Leaf index of an MMR leaf position (positions of proved leaves are always leaves).
+fn mmr_index(pos: u64) -> u64 {
+    mmr_lock::mmr::leaf_pos_to_index(pos).unwrap_or(u64::MAX)
+}
+
+fn lock_hash(args: &[String]) -> Result<(), String> {
+    match args {
+        [spec] => {
+            println!("{}", hex(&Script::parse(spec)?.hash()));
+            Ok(())
+        }
+        _ => Err(format!("lock-hash takes one SCRIPT\n\n{USAGE}")),
+    }
+}
+
+fn code_hash(args: &[String]) -> Result<(), String> {
+    match args {
+        [path] => {
+            println!("{}", hex(&tx_generator::ckb_hash(&[&read_binary(path)?])));
+            Ok(())
+        }
+        _ => Err(format!("code-hash takes one BINARY\n\n{USAGE}")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -98,7 +263,13 @@ fn main() -> ExitCode {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
     }
-    match run(&args) {
+    let result = match args.first().map(String::as_str) {
+        Some("prove") => prove(&args[1..]),
+        Some("lock-hash") => lock_hash(&args[1..]),
+        Some("code-hash") => code_hash(&args[1..]),
+        _ => run(&args),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tx-generator: {e}");

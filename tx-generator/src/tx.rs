@@ -1,7 +1,9 @@
 //! The mock transaction ckb-debugger 1.1.1 runs (`--tx-file`): one cell dep per verifier
 //! binary and one input per verifier, locked by that binary (`hash_type` data2) with the
-//! workload's args; witness i carries input i's payload in `WitnessArgs.lock`.
+//! workload's args; witness i carries input i's payload in `WitnessArgs.lock`. Owner-mode
+//! transactions ([`mock_transaction_with_owners`]) add one input per owner after them.
 
+use crate::script::Script;
 use crate::{ckb_hash, hex, witness_args_with_lock};
 use serde_json::{json, Value};
 
@@ -25,8 +27,35 @@ fn capacity(bytes: usize) -> String {
     format!("{:#x}", (bytes as u64 + 200) * 100_000_000)
 }
 
+/// An input spent by an owner: its lock (whose hash a proved leaf names) and its witness.
+pub struct OwnerInput {
+    pub lock: Script,
+    /// The witness at the owner input's index. The owner's lock checks it, not ours.
+    pub witness: Vec<u8>,
+}
+
+impl OwnerInput {
+    /// An owner input whose witness is the unsigned placeholder of a secp256k1_blake160
+    /// sighash_all lock: `WitnessArgs` with a 65-byte zero `lock`, which the owner's wallet
+    /// replaces with the signature (the signed message covers the transaction hash, so the
+    /// signature binds the outputs).
+    pub fn unsigned(lock: Script) -> OwnerInput {
+        OwnerInput {
+            lock,
+            witness: witness_args_with_lock(&[0; 65]),
+        }
+    }
+}
+
 /// The transaction as ckb-debugger's `ReprMockTransaction` JSON.
 pub fn mock_transaction(cells: &[Cell]) -> Value {
+    mock_transaction_with_owners(cells, &[])
+}
+
+/// [`mock_transaction`] plus one input per owner, after the verifier inputs (input
+/// `cells.len() + j` for owner `j`), each paying back to its owner's lock. The owners' lock
+/// code is not included: ckb-debugger runs the verifier inputs, the owners' wallets sign.
+pub fn mock_transaction_with_owners(cells: &[Cell], owners: &[OwnerInput]) -> Value {
     let mut mock_deps = Vec::new();
     let mut mock_inputs = Vec::new();
     let mut tx_deps = Vec::new();
@@ -67,6 +96,24 @@ pub fn mock_transaction(cells: &[Cell]) -> Value {
         }));
         tx_inputs.push(input);
         witnesses.push(hex(&witness_args_with_lock(&cell.payload)));
+        outputs.push(output);
+        outputs_data.push("0x");
+    }
+    for (j, owner) in owners.iter().enumerate() {
+        let input = json!({ "since": "0x0", "previous_output": out_point(0x0e, j) });
+        let output = json!({
+            "capacity": capacity(owner.lock.args.len() + 61),
+            "lock": owner.lock.to_json(),
+            "type": null,
+        });
+        mock_inputs.push(json!({
+            "input": input,
+            "output": output,
+            "data": "0x",
+            "header": null,
+        }));
+        tx_inputs.push(input);
+        witnesses.push(hex(&owner.witness));
         outputs.push(output);
         outputs_data.push("0x");
     }

@@ -1,0 +1,507 @@
+//! Owner mode (docs/deploy.md) in ckb-script, for all three verifiers: the MMR cell unlocks
+//! only next to an input whose lock hash is a proved leaf, and that input's lock (CKB's real
+//! secp256k1_blake160_sighash_all, signed with a real key) is what makes a copied proof
+//! useless: replayed with other outputs, the transaction fails at the owner's signature.
+
+use ckb_testtool::ckb_types::{
+    bytes::Bytes,
+    core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
+    packed::{CellDep, CellInput, CellOutput},
+    prelude::*,
+};
+use mmr_lock::LockError;
+use tests::owner::{failure, Chain, Owner};
+use tests::{available_verifiers, payload, Verifier};
+use tx_generator::{Mode, Workload, REFERENCE_SEED};
+
+const OWNER_NOT_FOUND: i8 = LockError::OwnerNotFound.code();
+
+/// 11 leaves with `owner` at index 4, proving indexes 1, 4 and 9.
+fn workload(owner: [u8; 32]) -> Workload {
+    let mut leaves: Vec<[u8; 32]> = (0..11u8).map(|i| [i.wrapping_mul(29) ^ 0x5a; 32]).collect();
+    leaves[4] = owner;
+    Workload::from_leaves(&leaves, &[1, 4, 9]).unwrap()
+}
+
+fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
+    tx_generator::witness_args_with_lock(&payload(v, w)).into()
+}
+
+fn output(lock: ckb_testtool::ckb_types::packed::Script, capacity: u64) -> CellOutput {
+    CellOutput::new_builder()
+        .capacity(capacity)
+        .lock(lock)
+        .build()
+}
+
+/// What an honest spend looks like: input 0 the MMR cell (owner-mode args, proof in witness
+/// 0), input 1 the owner's cell (signature in witness 1), one output paying `to`.
+struct Spend {
+    chain: Chain,
+    mmr_input: CellInput,
+    owner_input: CellInput,
+    witness: Bytes,
+}
+
+impl Spend {
+    fn new(v: Verifier, owner: &Owner, w: &Workload) -> Spend {
+        let mut chain = Chain::new(v);
+        let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+        let mmr_input = chain.cell(mmr_lock, 1_000 * 100_000_000);
+        let owner_input = chain.cell(owner.lock(), 200 * 100_000_000);
+        Spend {
+            chain,
+            mmr_input,
+            owner_input,
+            witness: mmr_witness(v, w),
+        }
+    }
+
+    fn tx(&mut self, to: ckb_testtool::ckb_types::packed::Script) -> TransactionView {
+        let tx = TransactionBuilder::default()
+            .input(self.mmr_input.clone())
+            .input(self.owner_input.clone())
+            .output(output(to, 1_150 * 100_000_000))
+            .output_data(Bytes::new().pack())
+            .witness(self.witness.pack());
+        self.chain.complete(tx)
+    }
+}
+
+#[test]
+fn owner_present_accepted() {
+    let owner = Owner::from_tag("owner A");
+    let w = workload(owner.lock_hash());
+    for v in available_verifiers() {
+        let mut s = Spend::new(v, &owner, &w);
+        let tx = owner.sign(s.tx(owner.lock()), &[1]);
+        let cycles = s
+            .chain
+            .verify(&tx)
+            .unwrap_or_else(|e| panic!("{v:?}: honest owner spend rejected: {e}"));
+        println!("{v:?}: MMR cell + signed owner input: {cycles} cycles in all");
+    }
+}
+
+#[test]
+fn owner_before_the_mmr_cell_and_among_others_accepted() {
+    // Inputs in any order, unrelated inputs around: only "some input is an owner" matters.
+    let owner = Owner::from_tag("owner A");
+    let other = Owner::from_tag("someone else");
+    let w = workload(owner.lock_hash());
+    for v in available_verifiers() {
+        let mut chain = Chain::new(v);
+        let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+        let other_input = chain.cell(other.lock(), 100);
+        let owner_input = chain.cell(owner.lock(), 100);
+        let mmr_input = chain.cell(mmr_lock, 100);
+        let tx = TransactionBuilder::default()
+            .input(other_input)
+            .input(owner_input)
+            .input(mmr_input)
+            .output(output(owner.lock(), 100))
+            .output_data(Bytes::new().pack())
+            .witness(Bytes::new().pack())
+            .witness(Bytes::new().pack())
+            .witness(mmr_witness(v, &w).pack());
+        let tx = chain.complete(tx);
+        let tx = other.sign(owner.sign(tx, &[1]), &[0]);
+        chain
+            .verify(&tx)
+            .unwrap_or_else(|e| panic!("{v:?}: rejected: {e}"));
+    }
+}
+
+/// Every verifier rejects `tx` at input `at`'s lock with `code`.
+fn assert_rejected(chain: &Chain, tx: &TransactionView, at: &str, code: i8, what: &str) {
+    let err = chain
+        .verify(tx)
+        .err()
+        .unwrap_or_else(|| panic!("{:?}: {what}: accepted", chain.verifier));
+    assert_eq!(
+        failure(&err),
+        (at.to_string(), code),
+        "{:?}: {what}: {err}",
+        chain.verifier
+    );
+}
+
+#[test]
+fn owner_absent_rejected() {
+    let owner = Owner::from_tag("owner A");
+    let w = workload(owner.lock_hash());
+    for v in available_verifiers() {
+        let mut chain = Chain::new(v);
+        let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+        let mmr_input = chain.cell(mmr_lock, 100);
+        let tx = TransactionBuilder::default()
+            .input(mmr_input)
+            .output(output(owner.lock(), 100))
+            .output_data(Bytes::new().pack())
+            .witness(mmr_witness(v, &w).pack());
+        let tx = chain.complete(tx);
+        assert_rejected(&chain, &tx, "Inputs[0].Lock", OWNER_NOT_FOUND, "no owner");
+    }
+}
+
+#[test]
+fn proved_leaf_without_matching_input_rejected() {
+    // Someone else signs their own input: valid signature, but their lock is no proved leaf.
+    let owner = Owner::from_tag("owner A");
+    let thief = Owner::from_tag("thief");
+    let w = workload(owner.lock_hash());
+    for v in available_verifiers() {
+        let mut chain = Chain::new(v);
+        let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+        let mmr_input = chain.cell(mmr_lock, 100);
+        let thief_input = chain.cell(thief.lock(), 100);
+        let tx = TransactionBuilder::default()
+            .input(mmr_input)
+            .input(thief_input)
+            .output(output(thief.lock(), 200))
+            .output_data(Bytes::new().pack())
+            .witness(mmr_witness(v, &w).pack());
+        let tx = thief.sign(chain.complete(tx), &[1]);
+        assert_rejected(&chain, &tx, "Inputs[0].Lock", OWNER_NOT_FOUND, "thief");
+    }
+}
+
+#[test]
+fn owner_in_mmr_but_not_proved_rejected() {
+    // The owner's hash is a leaf of the MMR, but the proof proves other leaves.
+    let owner = Owner::from_tag("owner A");
+    let mut leaves: Vec<[u8; 32]> = (0..11u8).map(|i| [i; 32]).collect();
+    leaves[4] = owner.lock_hash();
+    let w = Workload::from_leaves(&leaves, &[1, 9]).unwrap();
+    for v in available_verifiers() {
+        let mut s = Spend::new(v, &owner, &w);
+        let tx = owner.sign(s.tx(owner.lock()), &[1]);
+        assert_rejected(
+            &s.chain,
+            &tx,
+            "Inputs[0].Lock",
+            OWNER_NOT_FOUND,
+            "not proved",
+        );
+    }
+}
+
+#[test]
+fn owner_only_in_outputs_or_cell_deps_rejected() {
+    let owner = Owner::from_tag("owner A");
+    let w = workload(owner.lock_hash());
+    for v in available_verifiers() {
+        let mut chain = Chain::new(v);
+        let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+        let mmr_input = chain.cell(mmr_lock.clone(), 100);
+        // The owner's live cell, referenced as a cell dep, never spent.
+        let owner_cell = chain.cell(owner.lock(), 100).previous_output();
+        let tx = TransactionBuilder::default()
+            .input(mmr_input)
+            .output(output(owner.lock(), 100))
+            .output(output(owner.lock(), 100))
+            .output_data(Bytes::new().pack())
+            .output_data(Bytes::new().pack())
+            .cell_dep(
+                CellDep::new_builder()
+                    .out_point(owner_cell)
+                    .dep_type(DepType::Code)
+                    .build(),
+            )
+            .witness(mmr_witness(v, &w).pack());
+        let tx = chain.complete(tx);
+        assert_eq!(tx.outputs().get(0).unwrap().lock(), owner.lock());
+        assert_rejected(
+            &chain,
+            &tx,
+            "Inputs[0].Lock",
+            OWNER_NOT_FOUND,
+            "owner in outputs and cell deps only",
+        );
+    }
+}
+
+#[test]
+fn replayed_proof_fails_at_the_owners_lock() {
+    let owner = Owner::from_tag("owner A");
+    let thief = Owner::from_tag("thief");
+    let w = workload(owner.lock_hash());
+    for v in available_verifiers() {
+        let mut s = Spend::new(v, &owner, &w);
+        let honest = owner.sign(s.tx(owner.lock()), &[1]);
+        s.chain.verify(&honest).expect("the honest spend");
+        // Everything the mempool saw, outputs redirected to the thief.
+        let replay = honest
+            .as_advanced_builder()
+            .set_outputs(vec![output(thief.lock(), 1_150 * 100_000_000)])
+            .build();
+        // -31 is sighash_all's ERROR_PUBKEY_BLAKE160_HASH: the owner's signature does not
+        // recover the owner's key for the new transaction hash. The MMR lock (input 0) has
+        // nothing against the replay: its proof and its owner input are both still there.
+        let err = s.chain.verify(&replay).expect_err("replay accepted");
+        assert_eq!(
+            failure(&err),
+            ("Inputs[1].Lock".to_string(), -31),
+            "{v:?}: replay must fail at the owner: {err}"
+        );
+        // The thief's own signature over the new outputs does not help: it is not the key.
+        let resigned = thief.sign(replay, &[1]);
+        let (at, _) = failure(&s.chain.verify(&resigned).unwrap_err());
+        assert_eq!(at, "Inputs[1].Lock", "{v:?}");
+        // Dropping the owner's input leaves the MMR lock without an owner.
+        let mut chain = Chain::new(v);
+        let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+        let mmr_input = chain.cell(mmr_lock, 100);
+        let tx = TransactionBuilder::default()
+            .input(mmr_input)
+            .output(output(thief.lock(), 100))
+            .output_data(Bytes::new().pack())
+            .witness(mmr_witness(v, &w).pack());
+        let tx = chain.complete(tx);
+        assert_rejected(&chain, &tx, "Inputs[0].Lock", OWNER_NOT_FOUND, "no owner");
+    }
+}
+
+#[test]
+fn proof_checked_before_owner() {
+    // No owner and a broken proof: the proof's code, the same in all verifiers' order.
+    let owner = Owner::from_tag("owner A");
+    let w = workload(owner.lock_hash());
+    for v in available_verifiers() {
+        let mut chain = Chain::new(v);
+        let mut bad = w.clone();
+        bad.root[0] ^= 1;
+        let mmr_lock = chain.mmr_lock(&bad.lock_args_for(Mode::Owner));
+        let mmr_input = chain.cell(mmr_lock, 100);
+        let tx = TransactionBuilder::default()
+            .input(mmr_input)
+            .output(output(owner.lock(), 100))
+            .output_data(Bytes::new().pack())
+            .witness(mmr_witness(v, &w).pack());
+        let tx = chain.complete(tx);
+        assert_rejected(
+            &chain,
+            &tx,
+            "Inputs[0].Lock",
+            LockError::RootMismatch.code(),
+            "root mismatch",
+        );
+        // With the owner present, the proof still decides first.
+        let mut s = Spend::new(v, &owner, &bad);
+        s.witness = mmr_witness(v, &w);
+        let tx = owner.sign(s.tx(owner.lock()), &[1]);
+        assert_rejected(
+            &s.chain,
+            &tx,
+            "Inputs[0].Lock",
+            LockError::RootMismatch.code(),
+            "root mismatch, owner present",
+        );
+    }
+}
+
+#[test]
+fn args_flags_and_lengths() {
+    let owner = Owner::from_tag("owner A");
+    let w = workload(owner.lock_hash());
+    for v in available_verifiers() {
+        for (args, code) in [
+            (
+                [&w.lock_args()[..], &[0x00]].concat(),
+                LockError::ArgsEncoding,
+            ),
+            (
+                [&w.lock_args()[..], &[0x02]].concat(),
+                LockError::ArgsEncoding,
+            ),
+            (
+                [&w.lock_args()[..], &[0x81]].concat(),
+                LockError::ArgsEncoding,
+            ),
+            (
+                [&w.lock_args()[..], &[0x01, 0x00]].concat(),
+                LockError::ArgsLength,
+            ),
+        ] {
+            let mut chain = Chain::new(v);
+            let mmr_lock = chain.mmr_lock(&args);
+            let mmr_input = chain.cell(mmr_lock, 100);
+            let owner_input = chain.cell(owner.lock(), 100);
+            let tx = TransactionBuilder::default()
+                .input(mmr_input)
+                .input(owner_input)
+                .output(output(owner.lock(), 200))
+                .output_data(Bytes::new().pack())
+                .witness(mmr_witness(v, &w).pack());
+            let tx = owner.sign(chain.complete(tx), &[1]);
+            assert_rejected(&chain, &tx, "Inputs[0].Lock", code.code(), "args");
+        }
+    }
+}
+
+#[test]
+fn script_hashes_match_ckb_types() {
+    // tx-generator's hand-written molecule Script and hash against ckb-types'.
+    let owner = Owner::from_tag("owner A");
+    assert_eq!(owner.script().hash(), owner.lock_hash());
+    let mut chain = Chain::new(Verifier::C);
+    let w = workload([0; 32]);
+    let lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+    let ours = tx_generator::script::Script {
+        code_hash: lock.code_hash().as_slice().try_into().unwrap(),
+        hash_type: tx_generator::script::HashType::Data2,
+        args: w.lock_args_for(Mode::Owner),
+    };
+    assert_eq!(ours.molecule(), lock.as_slice());
+    let theirs: [u8; 32] = lock.calc_script_hash().as_slice().try_into().unwrap();
+    assert_eq!(ours.hash(), theirs);
+    assert_eq!(
+        ScriptHashType::Data2 as u8,
+        tx_generator::script::HashType::Data2.byte()
+    );
+}
+
+/// Cycles of the MMR lock alone in a two-input transaction (MMR cell + owner), as the total
+/// minus the owner's: the owner here is the always-success lock, whose cycles are constant.
+fn owner_mode_cycles(
+    v: Verifier,
+    w: &Workload,
+    owner_lock_of: impl Fn(&mut Chain) -> ckb_testtool::ckb_types::packed::Script,
+) -> u64 {
+    let mut chain = Chain::new(v);
+    let owner_lock = owner_lock_of(&mut chain);
+    let owner_alone = {
+        let input = chain.cell(owner_lock.clone(), 100);
+        let tx = TransactionBuilder::default()
+            .input(input)
+            .output(output(owner_lock.clone(), 100))
+            .output_data(Bytes::new().pack());
+        let tx = chain.complete(tx);
+        chain.verify(&tx).expect("always success")
+    };
+    let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+    let mmr_input = chain.cell(mmr_lock, 100);
+    let owner_input = chain.cell(owner_lock.clone(), 100);
+    let tx = TransactionBuilder::default()
+        .input(mmr_input)
+        .input(owner_input)
+        .output(output(owner_lock, 200))
+        .output_data(Bytes::new().pack())
+        .witness(mmr_witness(v, w).pack());
+    let tx = chain.complete(tx);
+    let total = chain
+        .verify(&tx)
+        .unwrap_or_else(|e| panic!("{v:?}: owner-mode reference spend rejected: {e}"));
+    total - owner_alone
+}
+
+#[test]
+fn owner_mode_cycles_on_the_reference_seed() {
+    for v in available_verifiers() {
+        let plain = Workload::from_seed(REFERENCE_SEED);
+        let plain_cycles = match tests::run(v, &tests::honest(v, &plain)) {
+            tests::Outcome::Accepted(c) => c,
+            other => panic!("{v:?}: {other:?}"),
+        };
+        let always_success = |chain: &mut Chain| {
+            let dep = chain
+                .context
+                .deploy_cell(ckb_testtool::builtin::ALWAYS_SUCCESS.clone());
+            chain
+                .context
+                .build_script_with_hash_type(&dep, ScriptHashType::Data2, Bytes::new())
+                .unwrap()
+        };
+        let owner_hash = {
+            let mut chain = Chain::new(v);
+            let lock = always_success(&mut chain);
+            let hash: [u8; 32] = lock.calc_script_hash().as_slice().try_into().unwrap();
+            hash
+        };
+        // The owner is the value of the first proved leaf (smallest index), as tx-generator
+        // builds it; the same MMR shape, 76 proved leaves.
+        let w = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
+        assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
+        let owner_cycles = owner_mode_cycles(v, &w, always_success);
+        // Worst case for the scan: the owner's hash is the last proved leaf.
+        let (mut leaves, indexes) = tx_generator::seeded_leaves(REFERENCE_SEED);
+        leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
+        let last = Workload::from_leaves(&leaves, &indexes).unwrap();
+        let last_cycles = owner_mode_cycles(v, &last, always_success);
+        println!(
+            "{v:?}: plain {plain_cycles}, owner mode {owner_cycles} (+{}), owner as last proved leaf {last_cycles} (+{})",
+            owner_cycles as i64 - plain_cycles as i64,
+            last_cycles as i64 - plain_cycles as i64,
+        );
+        assert!(owner_cycles > plain_cycles && owner_cycles < plain_cycles + 10_000);
+    }
+}
+
+/// The example owner of docs/examples (a public key: never fund it).
+const EXAMPLE_OWNER: &str = "ckb-mmr-verifiers example owner (public key, never fund it)";
+
+fn example() -> serde_json::Value {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/owner-tx.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn unhex(v: &serde_json::Value) -> Vec<u8> {
+    tx_generator::parse_hex(v.as_str().unwrap()).unwrap()
+}
+
+#[test]
+fn example_transaction_accepted_by_ckb_debugger() {
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/owner-tx.json");
+    let out = std::process::Command::new("ckb-debugger")
+        .arg("--tx-file")
+        .arg(&file)
+        .args([
+            "--cell-type",
+            "input",
+            "--script-group-type",
+            "lock",
+            "--cell-index",
+            "0",
+        ])
+        .output()
+        .expect("ckb-debugger 1.1.1 on PATH (./build.sh deps installs it)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l.trim() == "Run result: 0"), "{text}");
+}
+
+#[test]
+fn example_transaction_accepted_when_signed() {
+    // docs/examples/owner-tx.json's args and witness with today's binaries, the example
+    // owner's input really signed, every script run (the owner's sighash_all included).
+    let json = example();
+    let owner = Owner::from_tag(EXAMPLE_OWNER);
+    let owner_lock = &json["tx"]["outputs"][1]["lock"];
+    assert_eq!(unhex(&owner_lock["args"]), owner.blake160);
+    assert_eq!(
+        unhex(&owner_lock["code_hash"]),
+        tx_generator::script::SECP256K1_BLAKE160_CODE_HASH
+    );
+    let args = unhex(&json["mock_info"]["inputs"][0]["output"]["lock"]["args"]);
+    assert_eq!(args.len(), 41);
+    let witness = unhex(&json["tx"]["witnesses"][0]);
+    for v in [Verifier::C, Verifier::Compiled] {
+        let mut chain = Chain::new(v);
+        let mmr_lock = chain.mmr_lock(&args);
+        let mmr_input = chain.cell(mmr_lock.clone(), 100);
+        let owner_input = chain.cell(owner.lock(), 100);
+        let tx = TransactionBuilder::default()
+            .input(mmr_input)
+            .input(owner_input)
+            .output(output(mmr_lock, 100))
+            .output(output(owner.lock(), 100))
+            .output_data(Bytes::new().pack())
+            .output_data(Bytes::new().pack())
+            .witness(Bytes::from(witness.clone()).pack());
+        let tx = owner.sign(chain.complete(tx), &[1]);
+        chain
+            .verify(&tx)
+            .unwrap_or_else(|e| panic!("{v:?}: the signed example rejected: {e}"));
+    }
+}
