@@ -10,17 +10,9 @@
 #[cfg(not(test))]
 ckb_std::entry!(program_entry);
 
-struct NoHeap;
-// SAFETY: null is GlobalAlloc's failure value; dealloc never receives a pointer.
-unsafe impl core::alloc::GlobalAlloc for NoHeap {
-    unsafe fn alloc(&self, _: core::alloc::Layout) -> *mut u8 {
-        core::ptr::null_mut()
-    }
-    unsafe fn dealloc(&self, _: *mut u8, _: core::alloc::Layout) {}
-}
 #[cfg(not(test))]
 #[global_allocator]
-static ALLOCATOR: NoHeap = NoHeap;
+static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
 
 fn args() -> Option<(u8, u32)> {
     let mut script = [0u8; 128];

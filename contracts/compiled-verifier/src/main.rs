@@ -9,23 +9,10 @@ ckb_std::entry!(program_entry);
 
 use compiled_proof::{FormatError, Merge};
 
-/// ckb-std's entry links `alloc`, which needs a global allocator, but nothing here allocates.
-/// This one owns no memory and refuses every request, so a stray allocation would fail
-/// loudly instead of quietly reserving a heap.
-struct NoHeap;
-
-// SAFETY: returning null is GlobalAlloc's documented way to report failure; dealloc is only
-// ever called with pointers alloc returned, and it returned none.
-unsafe impl core::alloc::GlobalAlloc for NoHeap {
-    unsafe fn alloc(&self, _: core::alloc::Layout) -> *mut u8 {
-        core::ptr::null_mut()
-    }
-    unsafe fn dealloc(&self, _: *mut u8, _: core::alloc::Layout) {}
-}
-
+// ckb-std's entry links `alloc`, which needs a global allocator; nothing here allocates.
 #[cfg(not(test))]
 #[global_allocator]
-static ALLOCATOR: NoHeap = NoHeap;
+static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
 
 /// blake2b-256 "ckb-default-hash" of left || right.
 struct ContractMerge;

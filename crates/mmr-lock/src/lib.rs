@@ -6,6 +6,10 @@
 
 #[cfg(feature = "ckb")]
 pub mod load;
+#[cfg(feature = "ckb")]
+mod no_heap;
+#[cfg(feature = "ckb")]
+pub use no_heap::NoHeap;
 pub mod mmr;
 pub mod owner;
 pub mod witness;
