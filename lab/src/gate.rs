@@ -167,3 +167,46 @@ pub fn report(changes: &[Change]) -> String {
     }
     s
 }
+
+/// Markers of the README's cycle table.
+pub const README_START: &str = "<!-- cycle-table:start -->";
+pub const README_END: &str = "<!-- cycle-table:end -->";
+
+/// The README's table: each release verifier's cycles on the reference seed and its size.
+pub fn readme_table(measured: &[(String, u64, u64)], release_dir: &Path) -> Result<String, String> {
+    let mut s = String::from("| verifier | cycles | stripped bytes |\n| --- | ---: | ---: |\n");
+    for (name, _) in RELEASE_VERIFIERS {
+        let cycles = measured
+            .iter()
+            .find(|(v, seed, _)| v == name && *seed == REFERENCE_SEED)
+            .map(|e| e.2)
+            .ok_or_else(|| format!("{name}: not measured on the reference seed"))?;
+        let path = release_dir.join(name);
+        let bytes = std::fs::metadata(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .len();
+        s.push_str(&format!(
+            "| {} | {} | {} |\n",
+            name.trim_end_matches("-verifier"),
+            crate::journey::thousands(cycles as i64),
+            crate::journey::thousands(bytes as i64)
+        ));
+    }
+    Ok(s)
+}
+
+/// `doc` with the text between the README's cycle-table markers replaced by `table`.
+pub fn splice_readme(doc: &str, table: &str) -> Result<String, String> {
+    let start = doc
+        .find(README_START)
+        .ok_or_else(|| format!("no {README_START} marker"))?;
+    let end = doc
+        .find(README_END)
+        .filter(|&e| e > start)
+        .ok_or_else(|| format!("no {README_END} marker after {README_START}"))?;
+    Ok(format!(
+        "{}{README_START}\n{table}{}",
+        &doc[..start],
+        &doc[end..]
+    ))
+}

@@ -34,7 +34,8 @@ commands:
   flamegraph <folded> <out.svg> [--title T]
              render ckb-debugger's --flamegraph-output (folded stacks) as an SVG (inferno)
   gate       measure the release verifiers on the gate seeds and compare with
-             tests/expected-cycles.json; --bless rewrites the file instead
+             tests/expected-cycles.json; --bless rewrites the file instead (and the cycle
+             table in README.md)
   checksums  print sha256 of the release binaries (sha256sum format); --write FILE";
 
 fn main() -> ExitCode {
@@ -360,6 +361,13 @@ fn cmd_gate(args: &[String]) -> Result<(), String> {
     if o.flag("--bless") {
         write(&file, &gate::render(&measured))?;
         println!("wrote {} ({} entries)", gate::FILE, measured.len());
+        // The README's cycle table shows the same reference-seed numbers.
+        let readme = root.join("README.md");
+        let text =
+            std::fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
+        let table = gate::readme_table(&measured, &gate::release_dir())?;
+        write(&readme, &gate::splice_readme(&text, &table)?)?;
+        println!("updated the cycle table in README.md:\n{table}");
         return Ok(());
     }
     let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
