@@ -143,7 +143,7 @@ impl Truth {
             let mut r = Rng(x | 1);
             let mut v = [0u8; 32];
             for chunk in v.chunks_mut(8) {
-                chunk.copy_from_slice(&r.next().to_le_bytes());
+                chunk.copy_from_slice(&r.next_u64().to_le_bytes());
             }
             v
         };
@@ -340,7 +340,7 @@ fn mutate_bytes(input: &mut Input, p: &mut Vec<u8>) -> &'static str {
                 3 => u32::from_le_bytes(p[..4].try_into().unwrap()).wrapping_sub(1),
                 _ => input.u16() as u32,
             };
-            let at = if input.u8() % 2 == 0 {
+            let at = if input.u8().is_multiple_of(2) {
                 0
             } else {
                 input.below(len - 3)
@@ -907,7 +907,7 @@ pub fn run_one(data: &[u8]) -> Result<Codes, String> {
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -915,7 +915,7 @@ impl Rng {
     }
 
     pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
+        (0..len).map(|_| self.next_u64() as u8).collect()
     }
 }
 
@@ -942,7 +942,7 @@ pub fn seed_inputs(count: usize) -> Vec<Vec<u8>> {
         out.push(d);
     }
     while out.len() < count {
-        let len = 16 + (rng.next() % 96) as usize;
+        let len = 16 + (rng.next_u64() % 96) as usize;
         let mut d = rng.bytes(len);
         d[0] &= 0x0e; // structured mode
         out.push(d);

@@ -599,6 +599,9 @@ fn edits(ops: &[u8]) -> Vec<Vec<u8>> {
     out
 }
 
+/// A leaf record: (position or index, value).
+type Leaf = (u64, [u8; 32]);
+
 enum Task {
     BaselineSingle(u64, u64),
     CompiledSingle(u64, u64),
@@ -703,7 +706,7 @@ fn baseline_pair(ctx: &Ctx, cfg: &Config, p1: u64, st: &mut Stats) {
         for k in 0..=cfg.max_items {
             // Structural pass: two fillings; the code must not depend on them unless the
             // shape is valid.
-            let fill = |shift: usize| -> (Vec<(u64, [u8; 32])>, Vec<[u8; 32]>) {
+            let fill = |shift: usize| -> (Vec<Leaf>, Vec<[u8; 32]>) {
                 let leaves = positions
                     .iter()
                     .enumerate()

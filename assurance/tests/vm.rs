@@ -31,7 +31,7 @@ fn mutated_transactions_in_ckb_script() {
         let mut rng = Rng(0x0123_4567_89ab_cdef);
         (0..CASES)
             .map(|i| {
-                let len = 8 + (rng.next() % 120) as usize;
+                let len = 8 + (rng.next_u64() % 120) as usize;
                 let mut d = rng.bytes(len);
                 // One case in 16 is a raw payload; the others are structured.
                 if i % 16 != 0 {
@@ -42,7 +42,8 @@ fn mutated_transactions_in_ckb_script() {
             .collect()
     };
     let threads = 2;
-    let results: Vec<(BTreeMap<(char, i8), u64>, u64)> = std::thread::scope(|s| {
+    type Seen = BTreeMap<(char, i8), u64>;
+    let results: Vec<(Seen, u64)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let inputs = &inputs;
