@@ -388,7 +388,8 @@ run_tests() {
     say "assurance: bounded differential fuzz run (300,000 executions)"
     mkdir -p build/tmp/fuzz-corpus
     command -v c++ >/dev/null || export CXX=clang++-19
-    cargo fuzz run -s none differential build/tmp/fuzz-corpus fuzz/corpus/differential -- \
+    # CC=clang-19: the C core gets libFuzzer's coverage counters too (assurance/build.rs).
+    CC=clang-19 cargo fuzz run -s none differential build/tmp/fuzz-corpus fuzz/corpus/differential -- \
         -runs=300000 -max_len=1024 -max_total_time=600 -print_final_stats=1
 }
 
