@@ -43,6 +43,18 @@ fn axis(max: u64) -> (u64, u64) {
     }
 }
 
+/// Short axis labels: 0, 250k, 1M, 1.25M.
+fn tick_label(v: u64) -> String {
+    if v >= 1_000_000 {
+        let m = format!("{:.3}", v as f64 / 1e6);
+        format!("{}M", m.trim_end_matches('0').trim_end_matches('.'))
+    } else if v >= 1_000 && v.is_multiple_of(1_000) {
+        format!("{}k", v / 1_000)
+    } else {
+        thousands(v as i64)
+    }
+}
+
 pub fn svg(j: &Journey) -> String {
     let rows = &j.rows;
     let top_value = rows
@@ -86,7 +98,7 @@ pub fn svg(j: &Journey) -> String {
         s.push_str(&format!(
             "<text x=\"{gx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#444\">{}</text>\n",
             plot_bottom + 16.0,
-            thousands(v as i64)
+            tick_label(v)
         ));
         v += step;
     }
@@ -176,5 +188,14 @@ mod tests {
         assert_eq!(super::axis(900), (900, 100));
         assert_eq!(super::axis(1), (1, 1));
         assert_eq!(super::axis(2_045_794), (2_250_000, 250_000));
+    }
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(super::tick_label(0), "0");
+        assert_eq!(super::tick_label(250_000), "250k");
+        assert_eq!(super::tick_label(1_000_000), "1M");
+        assert_eq!(super::tick_label(1_250_000), "1.25M");
+        assert_eq!(super::tick_label(800), "800");
     }
 }
