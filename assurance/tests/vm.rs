@@ -113,3 +113,50 @@ fn mutated_transactions_in_ckb_script() {
         "the mutations reach only {distinct} compiled codes"
     );
 }
+
+/// The largest witnesses the lock loads (65,536 bytes): every leaf of an MMR proved at once,
+/// as many leaves as fit, in ckb-script. The baseline verifier's bump arena (1 MiB, code 10)
+/// and every verifier's cycles must cope; all three accept, and one more leaf than fits is
+/// rejected with 4 (WitnessTooLarge) by all.
+#[test]
+fn largest_witnesses_in_ckb_script() {
+    use assurance::mmr::Mmr;
+    use assurance::model;
+    // Baseline: 8 + 40 n bytes of payload, 20 of WitnessArgs framing.
+    let n_base = (65536 - 20 - 8) / 40;
+    let mmr = Mmr::with_leaf_count(n_base, 9);
+    let all: Vec<u64> = (0..n_base).collect();
+    let payload = model::honest_baseline(&mmr, &all);
+    let w = model::witness_args(&payload);
+    assert!(w.len() <= 65536 && w.len() > 65536 - 40, "{}", w.len());
+    let args = mmr.args();
+    let b = vm(Verifier::Baseline, &args, Some(&w));
+    assert_eq!(b, 0, "baseline rejects its largest honest witness with {b}");
+    assert_eq!(assurance::native::baseline_lock(&args, Some(&w)), 0);
+    // Compiled: as many leaves as fit with their LEAF/MERGE/PEAK commands.
+    let mut n = n_base;
+    let (mmr, w) = loop {
+        let mmr = Mmr::with_leaf_count(n, 9);
+        let all: Vec<u64> = (0..n).collect();
+        let w = model::witness_args(&model::honest_compiled(&mmr, &all));
+        if w.len() <= 65536 {
+            break (mmr, w);
+        }
+        n -= 1;
+    };
+    let args = mmr.args();
+    for v in [Verifier::Compiled, Verifier::C] {
+        assert_eq!(
+            vm(v, &args, Some(&w)),
+            0,
+            "{v:?} rejects its largest honest witness"
+        );
+    }
+    // One byte more than the buffer: 4 from all three.
+    let mut big = w.clone();
+    big.resize(65537, 0);
+    for v in [Verifier::Baseline, Verifier::Compiled, Verifier::C] {
+        assert_eq!(vm(v, &args, Some(&big)), 4, "{v:?}");
+    }
+    println!("largest honest witnesses: baseline {n_base} leaves, compiled {n} leaves");
+}
