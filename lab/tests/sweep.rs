@@ -5,7 +5,6 @@
 use cycle_lab::engine::{Engine, Outcome, ProgramSpec, RELEASE_VERIFIERS};
 use cycle_lab::gate::release_dir;
 use cycle_lab::sweep::{self, Progress};
-use std::process::Command;
 use tx_generator::{tx, Workload, REFERENCE_SEED};
 
 fn specs() -> Vec<ProgramSpec> {
@@ -19,26 +18,9 @@ fn specs() -> Vec<ProgramSpec> {
 }
 
 fn debugger_cycles(tx_file: &std::path::Path, index: usize) -> u64 {
-    let out = Command::new("ckb-debugger")
-        .arg("--tx-file")
-        .arg(tx_file)
-        .args([
-            "--cell-type",
-            "input",
-            "--script-group-type",
-            "lock",
-            "--cell-index",
-        ])
-        .arg(index.to_string())
-        .output()
-        .expect("ckb-debugger 1.1.1 on PATH (./build.sh deps installs it)");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("Run result: 0"), "ckb-debugger:\n{text}");
-    let line = text
-        .lines()
-        .find_map(|l| l.strip_prefix("All cycles:"))
-        .unwrap_or_else(|| panic!("no cycles in ckb-debugger output:\n{text}"));
-    line.split('(').next().unwrap().trim().parse().unwrap()
+    let run = tx_generator::debugger::run_lock(tx_file, index).unwrap();
+    assert_eq!(run.result, 0, "ckb-debugger rejected input {index}");
+    run.cycles
 }
 
 #[test]

@@ -1,36 +1,8 @@
 //! tx.json as ckb-debugger runs it: every input accepted, and the cycles ckb-debugger prints
 //! equal the cycles ckb-testtool measures for the same script (same ckb-script engine).
 
-use std::process::Command;
 use tests::{honest, run, Outcome, Verifier};
 use tx_generator::{tx, Workload};
-
-fn debugger_cycles(tx_file: &std::path::Path, index: usize) -> (String, u64) {
-    let out = Command::new("ckb-debugger")
-        .args(["--tx-file"])
-        .arg(tx_file)
-        .args([
-            "--cell-type",
-            "input",
-            "--script-group-type",
-            "lock",
-            "--cell-index",
-        ])
-        .arg(index.to_string())
-        .output()
-        .expect("ckb-debugger 1.1.1 on PATH (./build.sh deps installs it)");
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let field = |prefix: &str| -> String {
-        text.lines()
-            .find_map(|l| l.strip_prefix(prefix))
-            .unwrap_or_else(|| panic!("no {prefix:?} in ckb-debugger output:\n{text}"))
-            .trim()
-            .to_string()
-    };
-    let cycles = field("All cycles:");
-    let cycles = cycles.split('(').next().unwrap().trim().parse().unwrap();
-    (field("Run result:"), cycles)
-}
 
 #[test]
 fn debugger_agrees_with_testtool() {
@@ -54,8 +26,9 @@ fn debugger_agrees_with_testtool() {
         )
         .unwrap();
         for (i, &v) in verifiers.iter().enumerate() {
-            let (result, cycles) = debugger_cycles(&file, i);
-            assert_eq!(result, "0", "{v:?} seed {seed}");
+            let dbg = tx_generator::debugger::run_lock(&file, i).unwrap();
+            assert_eq!(dbg.result, 0, "{v:?} seed {seed}");
+            let cycles = dbg.cycles;
             assert_eq!(
                 run(v, &honest(v, &w)),
                 Outcome::Accepted(cycles),

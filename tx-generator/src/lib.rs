@@ -4,6 +4,7 @@
 //! mode ([`Workload::lock_args_for`]), with owners named by their lock [`script::Script`]
 //! (docs/deploy.md).
 
+pub mod debugger;
 pub mod script;
 pub mod tx;
 
