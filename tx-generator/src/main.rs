@@ -2,6 +2,7 @@
 //! tx-generator prove --leaves FILE --index LIST [options]
 //! tx-generator lock-hash SCRIPT
 //! tx-generator code-hash BINARY
+//! tx-generator vectors [--reference] [--count N] [--seed S] [--time R]
 //!
 //! The first form builds the workload for SEED (or a time-based seed, printed) and writes a
 //! ckb-debugger mock transaction with one input per binary. The position of a binary fixes
@@ -20,6 +21,7 @@ usage: tx-generator [--owner-lock SCRIPT] <out.json> <baseline-binary> [<c-binar
                           [--owner-lock SCRIPT]... [--verifier BINARY --tx OUT.json]
        tx-generator lock-hash SCRIPT
        tx-generator code-hash BINARY
+       tx-generator vectors [--reference] [--count N] [--seed S] [--time R]
 
 Builds a random MMR from SEED (environment; default: a time-based seed, printed), proves a
 random sample of its leaves, and writes a ckb-debugger mock transaction to <out.json> with one
@@ -44,6 +46,13 @@ with the payload as its lock field), all hex.
 
 lock-hash: prints the lock script hash (blake2b-256 of the molecule Script) of SCRIPT.
 code-hash: prints the data2/data1 code_hash of BINARY (blake2b-256 of its bytes).
+
+vectors: test vectors for other implementations (js/mmr-lock), one JSON object per line:
+leaf_count, indexes, mmr_size, root, proof_items, args (plain, owner) and both payloads.
+--reference prints the reference seed's workload with its leaves (with --time R also the mean
+nanoseconds of R runs of Workload::from_leaves + compiled_payload on them). --count N prints N
+random MMRs (1..=5000 leaves, random subsets; --seed S, default 1) whose leaf i is
+ckb_hash(leaf_seed || i), both u64 LE zero-padded to 32 bytes, leaf_seed a decimal string.
 
 SCRIPT is CODE_HASH:HASH_TYPE:ARGS (hex; HASH_TYPE one of data, type, data1, data2), e.g. the
 default CKB wallet lock of a key whose blake160 is B:
@@ -257,6 +266,95 @@ fn code_hash(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// `vectors`: JSON lines of workloads for implementations in other languages to match.
+fn vectors(args: &[String]) -> Result<(), String> {
+    use rand::{seq::index::sample, Rng, RngCore, SeedableRng};
+    use serde_json::json;
+    let (mut reference, mut count, mut seed, mut time) = (false, 0u64, 1u64, 0u32);
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut num = || -> Result<u64, String> {
+            let v = it.next().ok_or_else(|| format!("{flag} needs a number"))?;
+            v.parse()
+                .map_err(|_| format!("{flag}: not a number: {v:?}"))
+        };
+        match flag.as_str() {
+            "--reference" => reference = true,
+            "--count" => count = num()?,
+            "--seed" => seed = num()?,
+            "--time" => time = num()? as u32,
+            _ => return Err(format!("unknown option {flag:?}\n\n{USAGE}")),
+        }
+    }
+    let line = |w: &Workload, extra: serde_json::Value| -> Result<(), String> {
+        let mut v = json!({
+            "leaf_count": w.leaf_count,
+            "indexes": w.proved.iter().map(|(pos, _)| mmr_index(*pos)).collect::<Vec<_>>(),
+            "mmr_size": w.mmr_size,
+            "root": hex(&w.root),
+            "proof_items": w.proof_items.iter().map(|i| hex(i)).collect::<Vec<_>>(),
+            "args_plain": hex(&w.lock_args_for(Mode::Plain)),
+            "args_owner": hex(&w.lock_args_for(Mode::Owner)),
+            "compiled": hex(&w.payload(Format::Compiled)?),
+            "baseline": hex(&w.payload(Format::Baseline)?),
+            "witness_compiled": hex(&tx_generator::witness_args_with_lock(&w.payload(Format::Compiled)?)),
+        });
+        if let (Some(v), Some(extra)) = (v.as_object_mut(), extra.as_object()) {
+            v.extend(extra.clone());
+        }
+        println!("{v}");
+        Ok(())
+    };
+    if reference {
+        let (leaves, indexes) = tx_generator::seeded_leaves(tx_generator::REFERENCE_SEED);
+        let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
+        let mut extra = json!({
+            "seed": tx_generator::REFERENCE_SEED.to_string(),
+            "leaves": leaves.iter().map(|l| hex(l)).collect::<Vec<_>>(),
+        });
+        if time > 0 {
+            let start = std::time::Instant::now();
+            for _ in 0..time {
+                let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
+                std::hint::black_box(w.compiled_payload().map_err(|e| format!("{e:?}"))?);
+            }
+            extra["rust_build_ns"] = json!(start.elapsed().as_nanos() as u64 / time as u64);
+            extra["rust_build_runs"] = json!(time);
+        }
+        line(&w, extra)?;
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    for _ in 0..count {
+        // One in five is small (edge shapes: a lone leaf, few peaks), the rest up to 5000.
+        let leaf_count = match rng.gen_bool(0.2) {
+            true => rng.gen_range(1..=64u64),
+            false => rng.gen_range(1..=5000u64),
+        };
+        let leaf_seed = rng.next_u64();
+        let proved = match rng.gen_bool(0.1) {
+            true => rng.gen_range(1..=leaf_count),
+            false => rng.gen_range(1..=leaf_count.min(100)),
+        };
+        // Leaf i = merge(leaf_seed, i), each a u64 LE zero-padded to 32 bytes: one compression.
+        let word = |x: u64| {
+            let mut w = [0u8; 32];
+            w[..8].copy_from_slice(&x.to_le_bytes());
+            w
+        };
+        let leaves: Vec<[u8; 32]> = (0..leaf_count)
+            .map(|i| tx_generator::ckb_hash(&[&word(leaf_seed), &word(i)]))
+            .collect();
+        let mut indexes: Vec<u64> = sample(&mut rng, leaf_count as usize, proved as usize)
+            .into_iter()
+            .map(|i| i as u64)
+            .collect();
+        indexes.sort();
+        let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
+        line(&w, json!({ "leaf_seed": leaf_seed.to_string() }))?;
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
@@ -267,6 +365,7 @@ fn main() -> ExitCode {
         Some("prove") => prove(&args[1..]),
         Some("lock-hash") => lock_hash(&args[1..]),
         Some("code-hash") => code_hash(&args[1..]),
+        Some("vectors") => vectors(&args[1..]),
         _ => run(&args),
     };
     match result {
