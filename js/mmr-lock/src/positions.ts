@@ -1,0 +1,128 @@
+// MMR arithmetic of ckb-merkle-mountain-range 0.6.1 on JavaScript numbers. Positions are
+// 0-based node indexes in insertion order; every value here stays below 2^51, well inside
+// Number.MAX_SAFE_INTEGER, so plain arithmetic is exact (bit tests use division, not the
+// 32-bit bitwise operators).
+
+import { MmrLockError } from "./errors.js";
+
+/** The largest mmr_size the verifiers accept (docs/usage.md): 2^50. */
+export const MAX_MMR_SIZE = 2 ** 50;
+
+const TWO_32 = 0x100000000;
+
+function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+/** Number of set bits of a non-negative safe integer. */
+export function popcount(n: number): number {
+  return popcount32(n % TWO_32) + popcount32(Math.floor(n / TWO_32));
+}
+
+/** Whether bit `h` of the non-negative integer `n` is set. */
+export function bit(n: number, h: number): boolean {
+  return Math.floor(n / 2 ** h) % 2 === 1;
+}
+
+/** The MMR position of leaf `index`: 2 * index - popcount(index). */
+export function leafIndexToPosition(index: number): number {
+  return 2 * index - popcount(index);
+}
+
+/** The size of an MMR of `leafCount` leaves: 2n - popcount(n). */
+export function mmrSizeOf(leafCount: number): number {
+  return 2 * leafCount - popcount(leafCount);
+}
+
+/** The position of the aligned node `(first, height)`, covering leaves [first, first + 2^height). */
+export function nodePosition(first: number, height: number): number {
+  return leafIndexToPosition(first) + 2 ** (height + 1) - 2;
+}
+
+// Greedy decomposition of `n` into perfect trees of strictly decreasing heights: returns the
+// number of leaves they hold, or -1 if `n` is not such a sum.
+function decompose(n: number): number {
+  let rem = n;
+  let leaves = 0;
+  for (let h = 51; h >= 0; h--) {
+    const tree = 2 ** (h + 1) - 1;
+    if (rem >= tree) {
+      rem -= tree;
+      leaves += 2 ** h;
+    }
+  }
+  return rem === 0 ? leaves : -1;
+}
+
+/**
+ * The number of leaves of the MMR of `mmrSize` nodes. Throws MMR_SIZE_INVALID unless
+ * `mmrSize` is the size of an MMR with at least one leaf and at most 2^50.
+ */
+export function leafCountOf(mmrSize: number): number {
+  if (!Number.isSafeInteger(mmrSize) || mmrSize < 1 || mmrSize > MAX_MMR_SIZE) {
+    throw new MmrLockError(
+      "MMR_SIZE_INVALID",
+      `mmr_size ${mmrSize} is not an integer between 1 and 2^50`,
+    );
+  }
+  const leaves = decompose(mmrSize);
+  if (leaves < 0 || mmrSizeOf(leaves) !== mmrSize) {
+    throw new MmrLockError(
+      "MMR_SIZE_INVALID",
+      `mmr_size ${mmrSize} is not the size of any MMR (sizes are 2n - popcount(n): 1, 3, 4, 7, 8, 10, 11, ...)`,
+    );
+  }
+  return leaves;
+}
+
+/** The leaf index at MMR position `position`; throws NOT_A_LEAF for an inner node. */
+export function positionToLeafIndex(position: number): number {
+  const index = Number.isSafeInteger(position) && position >= 0 ? decompose(position) : -1;
+  if (index < 0 || leafIndexToPosition(index) !== position) {
+    throw new MmrLockError("NOT_A_LEAF", `MMR position ${position} is not a leaf`);
+  }
+  return index;
+}
+
+/** A peak: the aligned node `(first, height)` at `position`. */
+export interface Peak {
+  first: number;
+  height: number;
+  position: number;
+}
+
+/** The peaks of an MMR of `leafCount` leaves, left to right (one per set bit, highest first). */
+export function peaksOf(leafCount: number): Peak[] {
+  const peaks: Peak[] = [];
+  let first = 0;
+  for (let h = 51; h >= 0; h--) {
+    if (bit(leafCount, h)) {
+      peaks.push({ first, height: h, position: nodePosition(first, h) });
+      first += 2 ** h;
+    }
+  }
+  return peaks;
+}
+
+/** u64 little endian of a non-negative safe integer, written at `out[offset..offset + 8]`. */
+export function writeU64(out: Uint8Array, offset: number, value: number): void {
+  let lo = value % TWO_32;
+  let hi = Math.floor(value / TWO_32);
+  for (let i = 0; i < 4; i++) {
+    out[offset + i] = lo & 0xff;
+    out[offset + 4 + i] = hi & 0xff;
+    lo = Math.floor(lo / 256);
+    hi = Math.floor(hi / 256);
+  }
+}
+
+/** u32 little endian. */
+export function writeU32(out: Uint8Array, offset: number, value: number): void {
+  out[offset] = value & 0xff;
+  out[offset + 1] = (value >>> 8) & 0xff;
+  out[offset + 2] = (value >>> 16) & 0xff;
+  out[offset + 3] = (value >>> 24) & 0xff;
+}
