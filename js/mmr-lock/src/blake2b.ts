@@ -45,53 +45,285 @@ const H0 = (() => {
   return h;
 })();
 
-const v = new Uint32Array(32);
 const m = new Uint32Array(32);
+// 2^-32: multiplying a sum below 2^34 by it and truncating gives the carry, exactly.
+const INV_2_32 = 2 ** -32;
 
-// G on the 64-bit words a, b, c, d of v (indexes in halves), message words x, y of m.
-// Sums are formed as doubles (below 2^34) and their carries taken by division; every value
-// that enters a sum is an unsigned 32-bit half (`>>> 0`), stores into v wrap modulo 2^32.
-function g(a: number, b: number, c: number, d: number, x: number, y: number): void {
-  // a = a + b + m[x]
-  let lo = v[a] + v[b] + m[x];
-  let hi = v[a + 1] + v[b + 1] + m[x + 1] + ((lo / 0x100000000) | 0);
-  const alo = lo >>> 0;
-  const ahi = hi >>> 0;
-  // d = rotr64(d ^ a, 32): swap the halves
-  let dlo = (v[d + 1] ^ ahi) >>> 0;
-  let dhi = (v[d] ^ alo) >>> 0;
-  // c = c + d
-  lo = v[c] + dlo;
-  hi = v[c + 1] + dhi + ((lo / 0x100000000) | 0);
-  const clo = lo >>> 0;
-  const chi = hi >>> 0;
-  // b = rotr64(b ^ c, 24)
-  let xlo = v[b] ^ clo;
-  let xhi = v[b + 1] ^ chi;
-  const blo = ((xlo >>> 24) | (xhi << 8)) >>> 0;
-  const bhi = ((xhi >>> 24) | (xlo << 8)) >>> 0;
-  // a = a + b + m[y]
-  lo = alo + blo + m[y];
-  hi = ahi + bhi + m[y + 1] + ((lo / 0x100000000) | 0);
-  v[a] = lo;
-  v[a + 1] = hi;
-  // d = rotr64(d ^ a, 16)
-  xlo = dlo ^ lo;
-  xhi = dhi ^ hi;
-  dlo = ((xlo >>> 16) | (xhi << 16)) >>> 0;
-  dhi = ((xhi >>> 16) | (xlo << 16)) >>> 0;
-  v[d] = dlo;
-  v[d + 1] = dhi;
-  // c = c + d
-  lo = clo + dlo;
-  hi = chi + dhi + ((lo / 0x100000000) | 0);
-  v[c] = lo;
-  v[c + 1] = hi;
-  // b = rotr64(b ^ c, 63) = rotl64(b ^ c, 1)
-  xlo = blo ^ lo;
-  xhi = bhi ^ hi;
-  v[b] = (xlo << 1) | (xhi >>> 31);
-  v[b + 1] = (xhi << 1) | (xlo >>> 31);
+// One compression of the 128-byte block in m (64 bytes of message, 64 zero bytes) as the
+// first and final block of a 64-byte input, from the state H0, into out[outOffset..+32].
+// The 16 working words live in 32 local variables (low and high halves, each kept as an
+// unsigned 32-bit value); sums are formed as doubles below 2^34 and their carries taken by
+// multiplication by 2^-32, so no 64-bit type is needed. Each G is written out for its four words.
+function compress(out: Uint8Array, outOffset: number): void {
+  let v0l = H0[0], v0h = H0[1], v1l = H0[2], v1h = H0[3];
+  let v2l = H0[4], v2h = H0[5], v3l = H0[6], v3h = H0[7];
+  let v4l = H0[8], v4h = H0[9], v5l = H0[10], v5h = H0[11];
+  let v6l = H0[12], v6h = H0[13], v7l = H0[14], v7h = H0[15];
+  let v8l = IV[0], v8h = IV[1], v9l = IV[2], v9h = IV[3];
+  let v10l = IV[4], v10h = IV[5], v11l = IV[6], v11h = IV[7];
+  // Byte counter t = 64 into word 12; the final-block flag inverts word 14.
+  let v12l = (IV[8] ^ 64) >>> 0, v12h = IV[9], v13l = IV[10], v13h = IV[11];
+  let v14l = ~IV[12] >>> 0, v14h = ~IV[13] >>> 0, v15l = IV[14], v15h = IV[15];
+  let lo = 0, tl = 0, th = 0, x = 0;
+  const s = SCHEDULE;
+  for (let r = 0; r < 192; r += 16) {
+    // G0: words 0, 4, 8, 12
+    x = s[r + 0];
+    lo = v0l + v4l + m[x];
+    v0h = (v0h + v4h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v0l = lo >>> 0;
+    tl = (v12l ^ v0l) >>> 0;
+    v12l = (v12h ^ v0h) >>> 0;
+    v12h = tl;
+    lo = v8l + v12l;
+    v8h = (v8h + v12h + ((lo * INV_2_32) | 0)) >>> 0;
+    v8l = lo >>> 0;
+    tl = v4l ^ v8l;
+    th = v4h ^ v8h;
+    v4l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v4h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 1];
+    lo = v0l + v4l + m[x];
+    v0h = (v0h + v4h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v0l = lo >>> 0;
+    tl = v12l ^ v0l;
+    th = v12h ^ v0h;
+    v12l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v12h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v8l + v12l;
+    v8h = (v8h + v12h + ((lo * INV_2_32) | 0)) >>> 0;
+    v8l = lo >>> 0;
+    tl = v4l ^ v8l;
+    th = v4h ^ v8h;
+    v4l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v4h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G1: words 1, 5, 9, 13
+    x = s[r + 2];
+    lo = v1l + v5l + m[x];
+    v1h = (v1h + v5h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v1l = lo >>> 0;
+    tl = (v13l ^ v1l) >>> 0;
+    v13l = (v13h ^ v1h) >>> 0;
+    v13h = tl;
+    lo = v9l + v13l;
+    v9h = (v9h + v13h + ((lo * INV_2_32) | 0)) >>> 0;
+    v9l = lo >>> 0;
+    tl = v5l ^ v9l;
+    th = v5h ^ v9h;
+    v5l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v5h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 3];
+    lo = v1l + v5l + m[x];
+    v1h = (v1h + v5h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v1l = lo >>> 0;
+    tl = v13l ^ v1l;
+    th = v13h ^ v1h;
+    v13l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v13h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v9l + v13l;
+    v9h = (v9h + v13h + ((lo * INV_2_32) | 0)) >>> 0;
+    v9l = lo >>> 0;
+    tl = v5l ^ v9l;
+    th = v5h ^ v9h;
+    v5l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v5h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G2: words 2, 6, 10, 14
+    x = s[r + 4];
+    lo = v2l + v6l + m[x];
+    v2h = (v2h + v6h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v2l = lo >>> 0;
+    tl = (v14l ^ v2l) >>> 0;
+    v14l = (v14h ^ v2h) >>> 0;
+    v14h = tl;
+    lo = v10l + v14l;
+    v10h = (v10h + v14h + ((lo * INV_2_32) | 0)) >>> 0;
+    v10l = lo >>> 0;
+    tl = v6l ^ v10l;
+    th = v6h ^ v10h;
+    v6l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v6h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 5];
+    lo = v2l + v6l + m[x];
+    v2h = (v2h + v6h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v2l = lo >>> 0;
+    tl = v14l ^ v2l;
+    th = v14h ^ v2h;
+    v14l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v14h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v10l + v14l;
+    v10h = (v10h + v14h + ((lo * INV_2_32) | 0)) >>> 0;
+    v10l = lo >>> 0;
+    tl = v6l ^ v10l;
+    th = v6h ^ v10h;
+    v6l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v6h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G3: words 3, 7, 11, 15
+    x = s[r + 6];
+    lo = v3l + v7l + m[x];
+    v3h = (v3h + v7h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v3l = lo >>> 0;
+    tl = (v15l ^ v3l) >>> 0;
+    v15l = (v15h ^ v3h) >>> 0;
+    v15h = tl;
+    lo = v11l + v15l;
+    v11h = (v11h + v15h + ((lo * INV_2_32) | 0)) >>> 0;
+    v11l = lo >>> 0;
+    tl = v7l ^ v11l;
+    th = v7h ^ v11h;
+    v7l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v7h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 7];
+    lo = v3l + v7l + m[x];
+    v3h = (v3h + v7h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v3l = lo >>> 0;
+    tl = v15l ^ v3l;
+    th = v15h ^ v3h;
+    v15l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v15h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v11l + v15l;
+    v11h = (v11h + v15h + ((lo * INV_2_32) | 0)) >>> 0;
+    v11l = lo >>> 0;
+    tl = v7l ^ v11l;
+    th = v7h ^ v11h;
+    v7l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v7h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G4: words 0, 5, 10, 15
+    x = s[r + 8];
+    lo = v0l + v5l + m[x];
+    v0h = (v0h + v5h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v0l = lo >>> 0;
+    tl = (v15l ^ v0l) >>> 0;
+    v15l = (v15h ^ v0h) >>> 0;
+    v15h = tl;
+    lo = v10l + v15l;
+    v10h = (v10h + v15h + ((lo * INV_2_32) | 0)) >>> 0;
+    v10l = lo >>> 0;
+    tl = v5l ^ v10l;
+    th = v5h ^ v10h;
+    v5l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v5h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 9];
+    lo = v0l + v5l + m[x];
+    v0h = (v0h + v5h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v0l = lo >>> 0;
+    tl = v15l ^ v0l;
+    th = v15h ^ v0h;
+    v15l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v15h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v10l + v15l;
+    v10h = (v10h + v15h + ((lo * INV_2_32) | 0)) >>> 0;
+    v10l = lo >>> 0;
+    tl = v5l ^ v10l;
+    th = v5h ^ v10h;
+    v5l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v5h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G5: words 1, 6, 11, 12
+    x = s[r + 10];
+    lo = v1l + v6l + m[x];
+    v1h = (v1h + v6h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v1l = lo >>> 0;
+    tl = (v12l ^ v1l) >>> 0;
+    v12l = (v12h ^ v1h) >>> 0;
+    v12h = tl;
+    lo = v11l + v12l;
+    v11h = (v11h + v12h + ((lo * INV_2_32) | 0)) >>> 0;
+    v11l = lo >>> 0;
+    tl = v6l ^ v11l;
+    th = v6h ^ v11h;
+    v6l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v6h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 11];
+    lo = v1l + v6l + m[x];
+    v1h = (v1h + v6h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v1l = lo >>> 0;
+    tl = v12l ^ v1l;
+    th = v12h ^ v1h;
+    v12l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v12h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v11l + v12l;
+    v11h = (v11h + v12h + ((lo * INV_2_32) | 0)) >>> 0;
+    v11l = lo >>> 0;
+    tl = v6l ^ v11l;
+    th = v6h ^ v11h;
+    v6l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v6h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G6: words 2, 7, 8, 13
+    x = s[r + 12];
+    lo = v2l + v7l + m[x];
+    v2h = (v2h + v7h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v2l = lo >>> 0;
+    tl = (v13l ^ v2l) >>> 0;
+    v13l = (v13h ^ v2h) >>> 0;
+    v13h = tl;
+    lo = v8l + v13l;
+    v8h = (v8h + v13h + ((lo * INV_2_32) | 0)) >>> 0;
+    v8l = lo >>> 0;
+    tl = v7l ^ v8l;
+    th = v7h ^ v8h;
+    v7l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v7h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 13];
+    lo = v2l + v7l + m[x];
+    v2h = (v2h + v7h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v2l = lo >>> 0;
+    tl = v13l ^ v2l;
+    th = v13h ^ v2h;
+    v13l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v13h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v8l + v13l;
+    v8h = (v8h + v13h + ((lo * INV_2_32) | 0)) >>> 0;
+    v8l = lo >>> 0;
+    tl = v7l ^ v8l;
+    th = v7h ^ v8h;
+    v7l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v7h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G7: words 3, 4, 9, 14
+    x = s[r + 14];
+    lo = v3l + v4l + m[x];
+    v3h = (v3h + v4h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v3l = lo >>> 0;
+    tl = (v14l ^ v3l) >>> 0;
+    v14l = (v14h ^ v3h) >>> 0;
+    v14h = tl;
+    lo = v9l + v14l;
+    v9h = (v9h + v14h + ((lo * INV_2_32) | 0)) >>> 0;
+    v9l = lo >>> 0;
+    tl = v4l ^ v9l;
+    th = v4h ^ v9h;
+    v4l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v4h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 15];
+    lo = v3l + v4l + m[x];
+    v3h = (v3h + v4h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v3l = lo >>> 0;
+    tl = v14l ^ v3l;
+    th = v14h ^ v3h;
+    v14l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v14h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v9l + v14l;
+    v9h = (v9h + v14h + ((lo * INV_2_32) | 0)) >>> 0;
+    v9l = lo >>> 0;
+    tl = v4l ^ v9l;
+    th = v4h ^ v9h;
+    v4l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v4h = ((th << 1) | (tl >>> 31)) >>> 0;
+
+  }
+  store(out, outOffset, H0[0] ^ v0l ^ v8l);
+  store(out, outOffset + 4, H0[1] ^ v0h ^ v8h);
+  store(out, outOffset + 8, H0[2] ^ v1l ^ v9l);
+  store(out, outOffset + 12, H0[3] ^ v1h ^ v9h);
+  store(out, outOffset + 16, H0[4] ^ v2l ^ v10l);
+  store(out, outOffset + 20, H0[5] ^ v2h ^ v10h);
+  store(out, outOffset + 24, H0[6] ^ v3l ^ v11l);
+  store(out, outOffset + 28, H0[7] ^ v3h ^ v11h);
+}
+
+function store(out: Uint8Array, o: number, word: number): void {
+  out[o] = word;
+  out[o + 1] = word >>> 8;
+  out[o + 2] = word >>> 16;
+  out[o + 3] = word >>> 24;
 }
 
 function loadWords(src: Uint8Array, srcOffset: number, dst: number): void {
@@ -116,33 +348,7 @@ export function mergeInto(
 ): void {
   loadWords(a, aOffset, 0);
   loadWords(b, bOffset, 8);
-  for (let i = 0; i < 16; i++) {
-    v[i] = H0[i];
-    v[i + 16] = IV[i];
-  }
-  // Byte counter t = 64 (word 12), final block flag (word 14 inverted).
-  v[24] ^= 64;
-  v[28] = ~v[28];
-  v[29] = ~v[29];
-  for (let r = 0; r < 192; r += 16) {
-    const s = SCHEDULE;
-    g(0, 8, 16, 24, s[r], s[r + 1]);
-    g(2, 10, 18, 26, s[r + 2], s[r + 3]);
-    g(4, 12, 20, 28, s[r + 4], s[r + 5]);
-    g(6, 14, 22, 30, s[r + 6], s[r + 7]);
-    g(0, 10, 20, 30, s[r + 8], s[r + 9]);
-    g(2, 12, 22, 24, s[r + 10], s[r + 11]);
-    g(4, 14, 16, 26, s[r + 12], s[r + 13]);
-    g(6, 8, 18, 28, s[r + 14], s[r + 15]);
-  }
-  for (let i = 0; i < 8; i++) {
-    const word = H0[i] ^ v[i] ^ v[i + 16];
-    const o = outOffset + 4 * i;
-    out[o] = word;
-    out[o + 1] = word >>> 8;
-    out[o + 2] = word >>> 16;
-    out[o + 3] = word >>> 24;
-  }
+  compress(out, outOffset);
 }
 
 /** merge(left, right) as a new 32-byte array. */

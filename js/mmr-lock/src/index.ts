@@ -21,3 +21,20 @@ export {
   type Format,
   type Mode,
 } from "./lock.js";
+export {
+  DEFAULT_FEE_RATE,
+  SHANNONS_PER_CKB,
+  lockCell,
+  lockTx,
+  mmrLockScript,
+  occupiedCapacity,
+  scriptFailure,
+  spendCell,
+  spendTx,
+  verifierCellDep,
+  type LockOptions,
+  type ScriptFailure,
+  type SpendOptions,
+  type Verifier,
+} from "./chain.js";
+export { TYPE_ID_CODE_HASH, commit, devChainClient, generateBlocks, rpc } from "./devchain.js";

@@ -1,0 +1,110 @@
+// Bad input: a thrown MmrLockError with a code and a clear message, and nothing sent.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ClientPublicTestnet, SignerCkbPrivateKey } from "@ckb-ccc/core";
+import {
+  Mmr,
+  MmrLockError,
+  baselinePayload,
+  compiledPayload,
+  leafCountOf,
+  lockArgs,
+  parseLockArgs,
+  positionToLeafIndex,
+  spendCell,
+  type MmrLockErrorCode,
+  type Verifier,
+} from "../src/index.js";
+
+function refused(f: () => unknown, code: MmrLockErrorCode, message: RegExp): void {
+  assert.throws(f, (e: unknown) => {
+    assert.ok(e instanceof MmrLockError, `not an MmrLockError: ${String(e)}`);
+    assert.equal(e.code, code);
+    assert.match(e.message, message);
+    return true;
+  });
+}
+
+const leaf = (i: number) => new Uint8Array(32).fill(i + 1);
+const mmr5 = () => Mmr.from([0, 1, 2, 3, 4].map(leaf));
+
+test("a wrong-length leaf is refused and the MMR is unchanged", () => {
+  const mmr = mmr5();
+  refused(() => mmr.append(new Uint8Array(31)), "BAD_LENGTH", /leaf 5 must be 32 bytes, got 31/);
+  refused(() => mmr.append("0x" + "ab".repeat(33)), "BAD_LENGTH", /must be 32 bytes, got 33/);
+  refused(() => mmr.append("0xzz"), "BAD_LENGTH", /leaf 5 is not bytes/);
+  assert.equal(mmr.leafCount, 5);
+  assert.equal(mmr.mmrSize, 8);
+  refused(() => Mmr.from([leaf(0), leaf(1), new Uint8Array(0)]), "BAD_LENGTH", /leaf 2 must be 32 bytes, got 0/);
+});
+
+test("indexes out of range, unsorted, duplicated or missing are refused", () => {
+  const mmr = mmr5();
+  refused(() => mmr.proof([5]), "INDEX_OUT_OF_RANGE", /leaf index 5 .* 5 leaves, indexes 0\.\.4/);
+  refused(() => mmr.proof([0, -1]), "INDEX_OUT_OF_RANGE", /leaf index -1/);
+  refused(() => mmr.proof([1.5]), "INDEX_OUT_OF_RANGE", /leaf index 1\.5/);
+  refused(() => mmr.proof([3, 1]), "INDEXES_NOT_ASCENDING", /leaf index 1 \(at 1\) follows 3/);
+  refused(() => mmr.proof([0, 2, 2]), "INDEXES_NOT_ASCENDING", /leaf index 2 is given twice/);
+  refused(() => mmr.proof([]), "EMPTY", /no leaf index to prove/);
+  refused(() => new Mmr().root(), "EMPTY", /empty MMR has no root/);
+});
+
+test("sizes, positions, args and proof shapes are checked", () => {
+  refused(() => leafCountOf(2), "MMR_SIZE_INVALID", /not the size of any MMR/);
+  refused(() => leafCountOf(0), "MMR_SIZE_INVALID", /between 1 and 2\^50/);
+  refused(() => leafCountOf(2 ** 50 + 1), "MMR_SIZE_INVALID", /between 1 and 2\^50/);
+  refused(() => positionToLeafIndex(2), "NOT_A_LEAF", /position 2 is not a leaf/);
+  refused(() => lockArgs(new Uint8Array(32), 6), "MMR_SIZE_INVALID", /6/);
+  refused(() => lockArgs(new Uint8Array(31), 8), "BAD_LENGTH", /root must be 32 bytes/);
+  refused(() => parseLockArgs(new Uint8Array(41)), "BAD_ARGS", /41 bytes ending in 0x01/);
+  const proof = mmr5().proof([0, 3]);
+  refused(() => compiledPayload({ ...proof, items: proof.items.slice(1) }), "PROOF_SHAPE", /fewer than/);
+  refused(() => compiledPayload({ ...proof, items: [...proof.items, leaf(9)] }), "PROOF_SHAPE", /use only 3/);
+  refused(() => compiledPayload({ ...proof, leaves: [...proof.leaves].reverse() }), "INDEXES_NOT_ASCENDING", /3 follows|0 follows 3/);
+  refused(() => baselinePayload({ ...proof, leaves: [proof.leaves[0], proof.leaves[0]] }), "INDEXES_NOT_ASCENDING", /twice/);
+});
+
+test("spendCell with bad indexes sends nothing; with good ones it does reach the node", async () => {
+  const requests: string[] = [];
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = async (input: unknown) => {
+    requests.push(String(input));
+    throw new Error("no network in this test");
+  };
+  try {
+    // A client that could only reach a closed port, had it been asked.
+    const client = new ClientPublicTestnet({ url: "http://127.0.0.1:9/", fallbacks: [] });
+    const signer = new SignerCkbPrivateKey(client, "0x" + "11".repeat(32));
+    const verifier: Verifier = {
+      outPoint: { txHash: "0x" + "22".repeat(32), index: 0 },
+      codeHash: "0x" + "33".repeat(32),
+      hashType: "data2",
+      format: "compiled",
+    };
+    const cell = { txHash: "0x" + "44".repeat(32), index: 0 };
+    const mmr = mmr5();
+    for (const [indexes, code] of [
+      [[7], "INDEX_OUT_OF_RANGE"],
+      [[4, 1], "INDEXES_NOT_ASCENDING"],
+      [[1, 1], "INDEXES_NOT_ASCENDING"],
+    ] as const) {
+      await assert.rejects(spendCell(signer, verifier, { cell, proof: { mmr, indexes } }), (e: unknown) => {
+        assert.ok(e instanceof MmrLockError);
+        assert.equal(e.code, code);
+        return true;
+      });
+    }
+    // Owner mode where the signer's lock hash is not a proved leaf: refused before any RPC.
+    await assert.rejects(
+      spendCell(signer, verifier, { cell, proof: { mmr, indexes: [1] }, owner: true }),
+      /OwnerNotFound|not one of the proved leaves/,
+    );
+    assert.deepEqual(requests, [], "a refused input must not reach the node");
+    // The same call with valid indexes does try the node (so the check above can fail).
+    await assert.rejects(spendCell(signer, verifier, { cell, proof: { mmr, indexes: [1] } }));
+    assert.ok(requests.length > 0);
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+});
