@@ -82,10 +82,18 @@ install_ckb_debugger() {
     ckb_debugger_ok || die "ckb-debugger $CKB_DEBUGGER_VERSION is not first on PATH after installing it"
 }
 
+# Node.js and npm for the TypeScript kit (js/mmr-lock): any node >= 18 on PATH, else Debian's.
+install_node() {
+    command -v node >/dev/null && command -v npm >/dev/null && return 0
+    local APT_PACKAGES=(nodejs npm)
+    install_apt_packages
+}
+
 deps() {
     install_apt_packages
     install_rust
     install_ckb_debugger
+    install_node
     # cargo-fuzz for the bounded differential fuzz run of `./build.sh test` (SECURITY.md).
     cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz 0.13.1" || {
         say "installing cargo-fuzz 0.13.1 with cargo install (a minute or two, once)"
@@ -391,6 +399,13 @@ run_tests() {
     # CC=clang-19: the C core gets libFuzzer's coverage counters too (assurance/build.rs).
     CC=clang-19 cargo fuzz run -s none differential build/tmp/fuzz-corpus fuzz/corpus/differential -- \
         -runs=300000 -max_len=1024 -max_total_time=600 -print_final_stats=1
+    run_js_tests
+}
+
+# The TypeScript kit: equality with tx-generator's vectors, bad inputs, docs, the dev chain.
+run_js_tests() {
+    say "js/mmr-lock: npm ci && npm test"
+    (cd js/mmr-lock && npm ci --no-audit --no-fund && npm test)
 }
 
 case "${1:-run}" in
