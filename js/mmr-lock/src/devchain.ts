@@ -95,9 +95,22 @@ export async function generateBlocks(url: string, count: number): Promise<Hex> {
   return hash;
 }
 
+/** Waits until the node's indexer has reached the chain's tip, so cell queries (CCC's input
+ * completion) see the latest blocks and never pick a cell that was just spent. */
+export async function waitIndexer(url: string, timeoutMs = 60_000): Promise<void> {
+  const tip = BigInt(await rpc<Hex>(url, "get_tip_block_number"));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const indexed = await rpc<{ block_number: Hex } | null>(url, "get_indexer_tip");
+    if (indexed && BigInt(indexed.block_number) >= tip) return;
+    if (Date.now() > deadline) throw new MmrLockError("CHAIN", `the indexer did not reach block ${tip}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /**
  * Makes blocks until `txHash` is committed: at least 3 (the proposal window is (2, 10)), then
- * one per poll, up to `maxBlocks`. Throws CHAIN if the node drops or rejects it.
+ * one per poll, up to `maxBlocks`; then waits for the indexer. Throws CHAIN if the node drops or rejects it.
  */
 export async function commit(url: string, txHash: HexLike, maxBlocks = 30): Promise<void> {
   const hash = hexFrom(txHash);
@@ -109,7 +122,7 @@ export async function commit(url: string, txHash: HexLike, maxBlocks = 30): Prom
       [hash],
     );
     const status = tx?.tx_status.status;
-    if (status === "committed") return;
+    if (status === "committed") return waitIndexer(url);
     if (status === "rejected" || status === "unknown") {
       throw new MmrLockError("CHAIN", `transaction ${hash} is ${status}: ${tx?.tx_status.reason ?? "no reason given"}`);
     }

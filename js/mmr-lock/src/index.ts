@@ -37,4 +37,4 @@ export {
   type SpendOptions,
   type Verifier,
 } from "./chain.js";
-export { TYPE_ID_CODE_HASH, commit, devChainClient, generateBlocks, rpc } from "./devchain.js";
+export { TYPE_ID_CODE_HASH, commit, devChainClient, generateBlocks, rpc, waitIndexer } from "./devchain.js";

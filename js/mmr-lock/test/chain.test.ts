@@ -1,0 +1,105 @@
+// The kit on a real local CKB node (ckb 0.210.0 through devnet/'s ckb-devnet): each of the
+// three verifiers locks and spends a cell, plain and owner mode, committed; forged spends are
+// refused with the exit code parsed from the node's error. Skipped only with
+// MMR_LOCK_NO_CHAIN=1; otherwise a missing node or tool fails the test.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { SignerCkbPrivateKey, hashCkb, hexFrom, type Hex } from "@ckb-ccc/core";
+import {
+  Mmr,
+  commit,
+  devChainClient,
+  lockCell,
+  payload,
+  rpc,
+  scriptFailure,
+  spendCell,
+  witness,
+  type Verifier,
+} from "../src/index.js";
+import { lockAndSpend } from "../examples/lock-and-spend.js";
+import { ownerMode } from "../examples/owner.js";
+import { VERIFIERS, deploy, startDevChain, type DevChain } from "./devnet.js";
+
+const skip = process.env.MMR_LOCK_NO_CHAIN === "1" ? "MMR_LOCK_NO_CHAIN=1" : false;
+
+const leaves = (tag: string, n: number): Hex[] =>
+  Array.from({ length: n }, (_, i) => hashCkb(new TextEncoder().encode(`${tag} ${i}`)));
+
+interface RpcTx {
+  transaction: { inputs: unknown[]; witnesses: Hex[] };
+  tx_status: { status: string };
+}
+
+describe("on a local CKB dev chain", { skip, timeout: 900_000 }, () => {
+  let chain: DevChain;
+  const verifiers = new Map<string, Verifier>();
+
+  before(async () => {
+    chain = await startDevChain();
+    for (const [name, format] of VERIFIERS) verifiers.set(name, deploy(chain, name, format));
+  });
+
+  after(async () => {
+    await chain?.stop();
+  });
+
+  for (const [name] of VERIFIERS) {
+    test(`${name}: plain mode, locked and spent, committed`, async () => {
+      const v = verifiers.get(name)!;
+      const ls = leaves(name, 37);
+      const { locked, spent } = await lockAndSpend(chain.rpcUrl, chain.devKey, v, ls);
+      const tx = await rpc<RpcTx>(chain.rpcUrl, "get_transaction", [spent]);
+      assert.equal(tx.tx_status.status, "committed");
+      assert.equal(tx.transaction.inputs.length, 1);
+      const expected = witness(payload(Mmr.from(ls).proof([1]), v.format));
+      assert.equal(tx.transaction.witnesses[0], hexFrom(expected), "witness 0 is the proof");
+      assert.equal((await rpc<RpcTx>(chain.rpcUrl, "get_transaction", [locked])).tx_status.status, "committed");
+    });
+
+    test(`${name}: owner mode, locked and spent with the owner's signed input, committed`, async () => {
+      const v = verifiers.get(name)!;
+      const { spent } = await ownerMode(chain.rpcUrl, chain.devKey, chain.ownerKey, v, leaves(name, 10));
+      const tx = await rpc<RpcTx>(chain.rpcUrl, "get_transaction", [spent]);
+      assert.equal(tx.tx_status.status, "committed");
+      assert.equal(tx.transaction.inputs.length, 2, "the MMR cell and the owner's cell");
+    });
+  }
+
+  test("forged spends are refused with the lock's exit code", async () => {
+    const client = await devChainClient(chain.rpcUrl);
+    const signer = new SignerCkbPrivateKey(client, chain.devKey);
+    const mmr = Mmr.from(leaves("forged", 20));
+    for (const [name] of VERIFIERS) {
+      const v = verifiers.get(name)!;
+      const locked = await lockCell(signer, v, { mmr });
+      await commit(chain.rpcUrl, locked.txHash);
+      // A proof whose last byte (in the last proof item) is flipped: the root differs, 9.
+      const forged = payload(mmr.proof([3, 4]), v.format);
+      forged[forged.length - 1] ^= 1;
+      const refused = await spendCell(signer, v, { cell: locked.outPoint, proof: { mmr, indexes: [3, 4] }, payloadOverride: forged }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(refused !== undefined, `${name}: the forged spend was accepted`);
+      const failure = scriptFailure(refused);
+      assert.ok(failure, `${name}: not a script failure: ${String(refused)}`);
+      assert.deepEqual(failure, { exitCode: 9, source: "Inputs", index: 0, scriptKind: "Lock" }, name);
+      // The honest proof still spends it.
+      await commit(chain.rpcUrl, await spendCell(signer, v, { cell: locked.outPoint, proof: { mmr, indexes: [3, 4] } }));
+    }
+    // Owner mode without the owner's input: the proof verifies, then 80 OwnerNotFound.
+    const v = verifiers.get("compiled-verifier")!;
+    const owner = new SignerCkbPrivateKey(client, chain.ownerKey);
+    const ownerHash = (await owner.getRecommendedAddressObj()).script.hash();
+    const owned = Mmr.from([ownerHash, ...leaves("owned", 4)]);
+    const locked = await lockCell(signer, v, { mmr: owned, mode: "owner" });
+    await commit(chain.rpcUrl, locked.txHash);
+    const refused = await spendCell(signer, v, { cell: locked.outPoint, proof: { mmr: owned, indexes: [0] } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.equal(scriptFailure(refused)?.exitCode, 80, String(refused));
+  });
+});
