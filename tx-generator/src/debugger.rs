@@ -13,16 +13,22 @@ pub struct DebuggerRun {
 
 /// `ckb-debugger --tx-file FILE --cell-type input --script-group-type lock --cell-index N`.
 pub fn run_lock(tx_file: &Path, index: usize) -> Result<DebuggerRun, String> {
+    run_group(tx_file, "lock", "input", index)
+}
+
+/// The script group of `group_type` (`lock` or `type`) that the cell at `index` of
+/// `cell_type` (`input` or `output`) belongs to.
+pub fn run_group(
+    tx_file: &Path,
+    group_type: &str,
+    cell_type: &str,
+    index: usize,
+) -> Result<DebuggerRun, String> {
     let out = Command::new("ckb-debugger")
         .arg("--tx-file")
         .arg(tx_file)
-        .args([
-            "--cell-type",
-            "input",
-            "--script-group-type",
-            "lock",
-            "--cell-index",
-        ])
+        .args(["--cell-type", cell_type, "--script-group-type", group_type])
+        .arg("--cell-index")
         .arg(index.to_string())
         .output()
         .map_err(|e| format!("running ckb-debugger (./build.sh deps installs 1.1.1): {e}"))?;

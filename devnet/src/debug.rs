@@ -1,0 +1,164 @@
+//! A transaction rebuilt from the node's own data as a ckb-debugger mock transaction (every
+//! input's cell, every cell dep with dep groups expanded, header deps), and each of its script
+//! groups run in ckb-debugger: the cycles a user can check the node's against.
+
+use crate::error::{Error, Result};
+use crate::rpc::Rpc;
+use ckb_jsonrpc_types as json;
+use ckb_types::{core::DepType, packed, prelude::*, H256};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::Path;
+use tx_generator::debugger::{run_group, DebuggerRun};
+
+/// Resolves out points through `get_transaction`, which also knows spent cells.
+struct Resolver<'a> {
+    rpc: &'a Rpc,
+    txs: HashMap<[u8; 32], packed::Transaction>,
+}
+
+impl Resolver<'_> {
+    fn cell(&mut self, out_point: &packed::OutPoint) -> Result<(packed::CellOutput, Vec<u8>)> {
+        let hash: [u8; 32] = crate::bytes32(&out_point.tx_hash());
+        if !self.txs.contains_key(&hash) {
+            let tx = self
+                .rpc
+                .transaction(&H256(hash))?
+                .and_then(|t| t.tx)
+                .ok_or_else(|| Error::NotFound(format!("transaction {} (a cell's origin)", tx_generator::hex(&hash))))?;
+            self.txs.insert(hash, tx);
+        }
+        let tx = &self.txs[&hash];
+        let index: u32 = out_point.index().unpack();
+        let output = tx.raw().outputs().get(index as usize);
+        let data = tx.raw().outputs_data().get(index as usize);
+        match (output, data) {
+            (Some(o), Some(d)) => Ok((o, d.raw_data().to_vec())),
+            _ => Err(Error::NotFound(format!("output {index} of {}", tx_generator::hex(&hash)))),
+        }
+    }
+}
+
+fn mock_cell(key: &str, value: Value, output: packed::CellOutput, data: &[u8]) -> Value {
+    json!({
+        key: value,
+        "output": json::CellOutput::from(output),
+        "data": tx_generator::hex(data),
+        "header": null,
+    })
+}
+
+/// The ckb-debugger mock transaction (`ReprMockTransaction` JSON) for `tx`, from the node.
+pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
+    let mut resolver = Resolver { rpc, txs: HashMap::new() };
+    let raw = tx.raw();
+    let mut inputs = Vec::new();
+    for input in raw.inputs() {
+        let (output, data) = resolver.cell(&input.previous_output())?;
+        inputs.push(mock_cell("input", serde_json::to_value(json::CellInput::from(input)).expect("json"), output, &data));
+    }
+    let mut deps = Vec::new();
+    for dep in raw.cell_deps() {
+        let (output, data) = resolver.cell(&dep.out_point())?;
+        if dep.dep_type() == DepType::DepGroup.into() {
+            let members = packed::OutPointVec::from_slice(&data)
+                .map_err(|e| Error::Rpc { method: "get_transaction".into(), message: format!("a dep group's data is not out points: {e}") })?;
+            for member in members {
+                let (o, d) = resolver.cell(&member)?;
+                let code = packed::CellDep::new_builder().out_point(member).dep_type(DepType::Code).build();
+                deps.push(mock_cell("cell_dep", serde_json::to_value(json::CellDep::from(code)).expect("json"), o, &d));
+            }
+        }
+        deps.push(mock_cell("cell_dep", serde_json::to_value(json::CellDep::from(dep)).expect("json"), output, &data));
+    }
+    let mut headers = Vec::new();
+    for hash in raw.header_deps() {
+        let h: H256 = hash.unpack();
+        headers.push(rpc.call("get_header", json!([h]))?);
+    }
+    Ok(json!({
+        "mock_info": { "inputs": inputs, "cell_deps": deps, "header_deps": headers },
+        "tx": json::Transaction::from(tx.clone()),
+    }))
+}
+
+/// One script group of a transaction: how ckb-debugger selects it, and what it reported.
+pub struct GroupRun {
+    pub group_type: &'static str,
+    pub cell_type: &'static str,
+    pub index: usize,
+    pub script_hash: [u8; 32],
+    pub run: std::result::Result<DebuggerRun, String>,
+}
+
+/// The transaction's script groups in the node's order: lock groups by first input, then type
+/// groups of inputs, then type groups first seen in outputs.
+pub fn script_groups(mock: &Value) -> Vec<(&'static str, &'static str, usize, [u8; 32])> {
+    let mut groups: Vec<(&'static str, &'static str, usize, [u8; 32])> = Vec::new();
+    let script_hash = |s: &Value| -> Option<[u8; 32]> {
+        let script: json::Script = serde_json::from_value(s.clone()).ok()?;
+        Some(crate::bytes32(&packed::Script::from(script).calc_script_hash()))
+    };
+    let inputs = mock.pointer("/mock_info/inputs").and_then(Value::as_array).cloned().unwrap_or_default();
+    for (i, input) in inputs.iter().enumerate() {
+        if let Some(h) = script_hash(&input["output"]["lock"]) {
+            if !groups.iter().any(|g| g.0 == "lock" && g.3 == h) {
+                groups.push(("lock", "input", i, h));
+            }
+        }
+    }
+    let outputs = mock.pointer("/tx/outputs").and_then(Value::as_array).cloned().unwrap_or_default();
+    let types = inputs
+        .iter()
+        .map(|c| ("input", &c["output"]["type"]))
+        .chain(outputs.iter().map(|o| ("output", &o["type"])));
+    let mut counters = HashMap::from([("input", 0usize), ("output", 0usize)]);
+    for (cell_type, t) in types {
+        let index = counters[cell_type];
+        *counters.get_mut(cell_type).expect("both kinds") += 1;
+        if t.is_null() {
+            continue;
+        }
+        if let Some(h) = script_hash(t) {
+            if !groups.iter().any(|g| g.0 == "type" && g.3 == h) {
+                groups.push(("type", cell_type, index, h));
+            }
+        }
+    }
+    groups
+}
+
+/// Writes the mock transaction of `tx` to `file` and runs every script group in it.
+pub fn debug(rpc: &Rpc, tx: &packed::Transaction, file: &Path) -> Result<Vec<GroupRun>> {
+    let mock = mock_transaction(rpc, tx)?;
+    let text = serde_json::to_string_pretty(&mock).expect("json");
+    std::fs::write(file, text).map_err(|e| Error::File { path: file.display().to_string(), reason: e.to_string() })?;
+    Ok(script_groups(&mock)
+        .into_iter()
+        .map(|(group_type, cell_type, index, script_hash)| GroupRun {
+            group_type,
+            cell_type,
+            index,
+            script_hash,
+            run: run_group(file, group_type, cell_type, index),
+        })
+        .collect())
+}
+
+/// The sum of the groups' cycles, or the first group that failed.
+pub fn total_cycles(runs: &[GroupRun]) -> Result<u64> {
+    let mut total = 0;
+    for r in runs {
+        match &r.run {
+            Ok(DebuggerRun { result: 0, cycles }) => total += cycles,
+            Ok(DebuggerRun { result, .. }) => {
+                return Err(Error::Debugger(format!(
+                    "{} group of {} {} exited {result}",
+                    r.group_type, r.cell_type, r.index
+                )))
+            }
+            Err(e) => return Err(Error::Debugger(e.clone())),
+        }
+    }
+    Ok(total)
+}
