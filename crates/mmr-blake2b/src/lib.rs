@@ -16,12 +16,20 @@
 //! On riscv64, 64-bit loads and stores of byte arrays use a single (possibly misaligned)
 //! `ld`/`sd` through inline assembly, which CKB-VM executes at full speed; see `mem.rs`.
 //! Besides those, the only `unsafe` is writing a merge into uninitialised memory
-//! ([`merge_into_uninit`]); each use is allowed one by one and says why it is sound.
+//! ([`merge_into_uninit`]) and, on riscv64, the calls of the assembly merge kernel
+//! (`merge_into_asm` and friends, `asm.rs`, `merge_rv64.s`); each use is allowed one by one
+//! and says why it is sound.
 
 #![no_std]
 #![deny(unsafe_code)]
 
 mod mem;
+
+#[cfg(all(target_arch = "riscv64", not(feature = "portable")))]
+#[allow(unsafe_code)]
+mod asm;
+#[cfg(all(target_arch = "riscv64", not(feature = "portable")))]
+pub use asm::{merge_into_asm, merge_into_uninit_asm, merge_words_asm};
 
 use mem::{load, store, store_uninit};
 
@@ -567,4 +575,88 @@ pub fn merge_const_builder_with(
 pub fn merge_const_builder(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
     let mut hasher = CKB_HASH_BUILDER.build();
     merge_const_builder_with(&mut hasher, left, right, out);
+}
+
+/// The inputs of the kernel's differential test in CKB-VM (`tests/tests/merge_kernel_vm.rs`,
+/// `bench/merge-bench`), generated the same way in the VM and on the host, so the witness
+/// only needs to carry the expected hashes.
+pub mod check_inputs {
+    /// Number of edge cases before the random ones: all zero, all 0xff, and each of the 512
+    /// single set bits of the 64-byte block.
+    pub const EDGE_CASES: u64 = 2 + 512;
+
+    /// Input `i` of the memory-to-memory check as `left || right`: the edge cases first,
+    /// then splitmix64 output from `seed`.
+    pub fn pair(seed: u64, i: u64) -> [u8; 64] {
+        let mut block = [0u8; 64];
+        match i {
+            0 => {}
+            1 => block = [0xff; 64],
+            _ if i < EDGE_CASES => {
+                let bit = (i - 2) as usize;
+                block[bit / 8] = 1 << (bit % 8);
+            }
+            _ => fill(&mut block, seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+        }
+        block
+    }
+
+    /// The right input of step `i` of the chained check (left is the previous result).
+    pub fn chain_right(seed: u64, i: u64) -> [u8; 32] {
+        let mut right = [0u8; 32];
+        fill(&mut right, !seed ^ i.wrapping_mul(0xd1b5_4a32_d192_ed03));
+        right
+    }
+
+    /// Fills `dst` with splitmix64 words started at `state`.
+    fn fill(dst: &mut [u8], mut state: u64) {
+        for chunk in dst.chunks_mut(8) {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            chunk.copy_from_slice(&z.to_le_bytes()[..chunk.len()]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::{IV, MERGE_H};
+    use std::vec::Vec;
+
+    /// The constant table of the assembly kernel (`merge_rv64.s`, only assembled for riscv64)
+    /// holds what its comments say, computed here from the Rust builder.
+    #[test]
+    fn assembly_table_matches_the_builder() {
+        let h = MERGE_H;
+        let expected = [
+            h[0].wrapping_add(h[4]),
+            h[1].wrapping_add(h[5]),
+            h[2].wrapping_add(h[6]),
+            h[3].wrapping_add(h[7]),
+            h[4],
+            h[5],
+            h[6],
+            h[7],
+            IV[0],
+            IV[1],
+            IV[2],
+            IV[3],
+            !IV[6],
+            IV[7],
+            h[0],
+        ];
+        let table: Vec<u64> = include_str!("merge_rv64.s")
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix(".dword 0x"))
+            .map(|rest| u64::from_str_radix(&rest[..16], 16).unwrap())
+            .collect();
+        assert_eq!(table, expected);
+        // The kernel derives these instead of loading them.
+        assert_eq!((h[1], h[2], h[3]), (IV[1], IV[2], IV[3]));
+        assert_eq!((h[4], h[5]), (IV[4], IV[5]));
+    }
 }

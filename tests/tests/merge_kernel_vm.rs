@@ -1,0 +1,89 @@
+//! The assembly merge kernel (`crates/mmr-blake2b/src/merge_rv64.s`) runs only in CKB-VM, so
+//! it is checked there: `bench/merge-bench` path 6 computes 100,514 merges (all zero, all
+//! 0xff, each of the 512 single set bits, then 100,000 random pairs) through the
+//! memory-to-memory entry and 25,128 merges chained in registers, and compares each with the
+//! hash blake2b-rs computed here, carried in the witness. Run after `./build.sh build`.
+
+use ckb_testtool::ckb_types::{
+    bytes::Bytes,
+    core::{ScriptHashType, TransactionBuilder},
+    packed::{CellInput, CellOutput},
+    prelude::*,
+};
+use ckb_testtool::context::Context;
+use mmr_blake2b::check_inputs;
+
+const SEED: u64 = 0x6d6d_722d_6b65_726e;
+
+/// The expected hashes of the check, in the order merge-bench compares them.
+fn expected(count: u32, seed: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity((count as usize + count as usize / 4) * 32);
+    for i in 0..u64::from(count) {
+        let block = check_inputs::pair(seed, i);
+        out.extend_from_slice(&tx_generator::ckb_hash(&[&block[..32], &block[32..]]));
+    }
+    let mut left = check_inputs::chain_right(seed, u64::MAX);
+    for i in 0..u64::from(count / 4) {
+        left = tx_generator::ckb_hash(&[&left, &check_inputs::chain_right(seed, i)]);
+        out.extend_from_slice(&left);
+    }
+    out
+}
+
+/// Runs the check; `Ok(cycles)` or the exit code.
+fn run(count: u32, seed: u64, witness: Vec<u8>) -> Result<u64, i8> {
+    let path = tests::release_dir().join("../bench/merge-bench");
+    let binary: Bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; run ./build.sh build", path.display()))
+        .into();
+    let mut context = Context::default();
+    let out_point = context.deploy_cell(binary);
+    let mut args = vec![6u8];
+    args.extend_from_slice(&count.to_le_bytes());
+    args.extend_from_slice(&seed.to_le_bytes());
+    let lock = context
+        .build_script_with_hash_type(&out_point, ScriptHashType::Data2, args.into())
+        .unwrap();
+    let cell = context.create_cell(
+        CellOutput::new_builder()
+            .capacity(100_000_000_000u64)
+            .lock(lock.clone())
+            .build(),
+        Bytes::new(),
+    );
+    let tx = TransactionBuilder::default()
+        .input(CellInput::new_builder().previous_output(cell).build())
+        .output(CellOutput::new_builder().capacity(1_000u64).lock(lock).build())
+        .output_data(Bytes::new().pack())
+        .witness(Bytes::from(witness).pack())
+        .build();
+    let tx = context.complete_tx(tx);
+    context
+        .verify_tx(&tx, 1_000_000_000)
+        .map_err(|e| tests::exit_code(&e.to_string()))
+}
+
+#[test]
+fn assembly_kernel_equals_blake2b_rs_in_the_vm() {
+    let count = check_inputs::EDGE_CASES as u32 + 100_000;
+    let cycles = run(count, SEED, expected(count, SEED)).expect("every hash equal");
+    println!(
+        "{} merges checked in CKB-VM, {cycles} cycles",
+        count + count / 4
+    );
+}
+
+/// The check can fail: one wrong byte in an expected hash, an edge case, a random case or a
+/// chained step, is reported with its code.
+#[test]
+fn the_check_detects_a_wrong_hash() {
+    let count = check_inputs::EDGE_CASES as u32 + 1_000;
+    let good = expected(count, SEED);
+    assert!(run(count, SEED, good.clone()).is_ok());
+    for (hash_index, code) in [(1usize, 3i8), (700, 3), (count as usize + 100, 4)] {
+        let mut bad = good.clone();
+        bad[hash_index * 32 + 31] ^= 0x80;
+        assert_eq!(run(count, SEED, bad).err(), Some(code), "hash {hash_index}");
+    }
+    assert_eq!(run(count, SEED, good[..good.len() - 32].to_vec()).err(), Some(5));
+}
