@@ -4,6 +4,7 @@
 //     (Workload::from_leaves + compiled_payload), alternating three rounds; the ratio.
 //  2. A 1,000,000-leaf MMR: append, root, a 100-leaf proof and its payload; time and memory.
 
+import { cpus, loadavg } from "node:os";
 import { hexFrom } from "@ckb-ccc/core";
 import { Mmr, compiledPayload, merge } from "../src/index.js";
 import { vectors } from "../test/repo.js";
@@ -25,10 +26,15 @@ function mib(bytes: number): string {
 }
 
 function reference(): void {
-  console.log(`reference seed: ${RUNS} runs per side and round, 3 rounds`);
+  console.log(
+    `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "?"}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(`reference seed: ${RUNS} runs per side and round; round 0 warms up the JIT and is not counted`);
   const ratios: number[] = [];
   let expected = "";
-  for (let round = 1; round <= 3; round++) {
+  for (let round = 0; round <= 3; round++) {
     const [v] = vectors(["--reference", "--time", String(RUNS)]);
     const leaves = v.leaves!.map((l) => Uint8Array.from(Buffer.from(l.slice(2), "hex")));
     expected = v.compiled;
@@ -45,7 +51,7 @@ function reference(): void {
     for (let i = 0; i < RUNS; i++) build();
     const nodeNs = ((performance.now() - start) / RUNS) * 1e6;
     const rustNs = v.rust_build_ns!;
-    ratios.push(nodeNs / rustNs);
+    if (round > 0) ratios.push(nodeNs / rustNs);
     console.log(
       `  round ${round}: ${v.leaf_count} leaves, ${v.indexes.length} proved, mmr_size ${v.mmr_size}, ` +
         `payload ${first.length} bytes: Node ${(nodeNs / 1e6).toFixed(3)} ms (first run ${coldMs.toFixed(3)} ms), ` +

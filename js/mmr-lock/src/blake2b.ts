@@ -46,15 +46,17 @@ const H0 = (() => {
 })();
 
 const m = new Uint32Array(32);
+// The digest of the last compression, as 8 little-endian 32-bit words.
+const dw = new Uint32Array(8);
 // 2^-32: multiplying a sum below 2^34 by it and truncating gives the carry, exactly.
 const INV_2_32 = 2 ** -32;
 
 // One compression of the 128-byte block in m (64 bytes of message, 64 zero bytes) as the
-// first and final block of a 64-byte input, from the state H0, into out[outOffset..+32].
+// first and final block of a 64-byte input, from the state H0; the digest goes to dw.
 // The 16 working words live in 32 local variables (low and high halves, each kept as an
 // unsigned 32-bit value); sums are formed as doubles below 2^34 and their carries taken by
 // multiplication by 2^-32, so no 64-bit type is needed. Each G is written out for its four words.
-function compress(out: Uint8Array, outOffset: number): void {
+function compress(): void {
   let v0l = H0[0], v0h = H0[1], v1l = H0[2], v1h = H0[3];
   let v2l = H0[4], v2h = H0[5], v3l = H0[6], v3h = H0[7];
   let v4l = H0[8], v4h = H0[9], v5l = H0[10], v5h = H0[11];
@@ -309,21 +311,14 @@ function compress(out: Uint8Array, outOffset: number): void {
     v4h = ((th << 1) | (tl >>> 31)) >>> 0;
 
   }
-  store(out, outOffset, H0[0] ^ v0l ^ v8l);
-  store(out, outOffset + 4, H0[1] ^ v0h ^ v8h);
-  store(out, outOffset + 8, H0[2] ^ v1l ^ v9l);
-  store(out, outOffset + 12, H0[3] ^ v1h ^ v9h);
-  store(out, outOffset + 16, H0[4] ^ v2l ^ v10l);
-  store(out, outOffset + 20, H0[5] ^ v2h ^ v10h);
-  store(out, outOffset + 24, H0[6] ^ v3l ^ v11l);
-  store(out, outOffset + 28, H0[7] ^ v3h ^ v11h);
-}
-
-function store(out: Uint8Array, o: number, word: number): void {
-  out[o] = word;
-  out[o + 1] = word >>> 8;
-  out[o + 2] = word >>> 16;
-  out[o + 3] = word >>> 24;
+  dw[0] = H0[0] ^ v0l ^ v8l;
+  dw[1] = H0[1] ^ v0h ^ v8h;
+  dw[2] = H0[2] ^ v1l ^ v9l;
+  dw[3] = H0[3] ^ v1h ^ v9h;
+  dw[4] = H0[4] ^ v2l ^ v10l;
+  dw[5] = H0[5] ^ v2h ^ v10h;
+  dw[6] = H0[6] ^ v3l ^ v11l;
+  dw[7] = H0[7] ^ v3h ^ v11h;
 }
 
 function loadWords(src: Uint8Array, srcOffset: number, dst: number): void {
@@ -348,7 +343,32 @@ export function mergeInto(
 ): void {
   loadWords(a, aOffset, 0);
   loadWords(b, bOffset, 8);
-  compress(out, outOffset);
+  compress();
+  for (let i = 0; i < 8; i++) {
+    const word = dw[i];
+    const o = outOffset + 4 * i;
+    out[o] = word;
+    out[o + 1] = word >>> 8;
+    out[o + 2] = word >>> 16;
+    out[o + 3] = word >>> 24;
+  }
+}
+
+/** Whether this host stores integers little endian, so a Uint32Array view of hashes reads
+ * their words as blake2b does (true on x86 and ARM). */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * [`mergeInto`] on 32-bit word views, for little-endian hosts only: the hashes are the 8
+ * words at `w[left..]` and `w[right..]`, the digest goes to `w[out..out + 8]`.
+ */
+export function mergeWords(w: Uint32Array, left: number, right: number, out: number): void {
+  for (let i = 0; i < 8; i++) {
+    m[i] = w[left + i];
+    m[8 + i] = w[right + i];
+  }
+  compress();
+  for (let i = 0; i < 8; i++) w[out + i] = dw[i];
 }
 
 /** merge(left, right) as a new 32-byte array. */

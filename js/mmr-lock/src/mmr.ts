@@ -3,7 +3,7 @@
 // as `MMR::gen_proof`. Nodes live in one growing byte buffer, 32 bytes per position.
 
 import { bytesFrom, type BytesLike } from "@ckb-ccc/core";
-import { mergeInto } from "./blake2b.js";
+import { LITTLE_ENDIAN, mergeInto, mergeWords } from "./blake2b.js";
 import { MmrLockError } from "./errors.js";
 import { bit, leafIndexToPosition, mmrSizeOf, nodePosition, peaksOf } from "./positions.js";
 
@@ -28,7 +28,7 @@ export interface MmrProof {
 export function bytes32(value: BytesLike, what: string): Uint8Array {
   let bytes: Uint8Array;
   try {
-    bytes = bytesFrom(value);
+    bytes = value instanceof Uint8Array ? value : bytesFrom(value);
   } catch (e) {
     throw new MmrLockError("BAD_LENGTH", `${what} is not bytes: ${(e as Error).message}`);
   }
@@ -67,12 +67,15 @@ export function checkIndexes(indexes: readonly number[], leafCount: number): voi
 
 export class Mmr {
   private nodes: Uint8Array;
+  // The same buffer as 32-bit words, for the word-level merge on little-endian hosts.
+  private words: Uint32Array;
   private size = 0;
   private leaves = 0;
 
   /** An empty MMR; `capacityLeaves` preallocates room for that many leaves. */
   constructor(capacityLeaves = 1024) {
     this.nodes = new Uint8Array(32 * Math.max(1, mmrSizeOf(Math.max(1, capacityLeaves))));
+    this.words = new Uint32Array(this.nodes.buffer);
   }
 
   /** An MMR of `leaves`, in order. */
@@ -95,7 +98,8 @@ export class Mmr {
 
   /** Appends a 32-byte leaf; returns its leaf index. Throws BAD_LENGTH for other lengths. */
   append(leaf: BytesLike): number {
-    const value = bytes32(leaf, `leaf ${this.leaves}`);
+    const value =
+      leaf instanceof Uint8Array && leaf.length === 32 ? leaf : bytes32(leaf, `leaf ${this.leaves}`);
     const index = this.leaves;
     // The new leaf completes one parent per trailing 1 bit of its index.
     let merges = 0;
@@ -106,7 +110,8 @@ export class Mmr {
     nodes.set(value, 32 * pos);
     for (let h = 0; h < merges; h++) {
       const left = pos - (2 ** (h + 1) - 1);
-      mergeInto(nodes, 32 * left, nodes, 32 * pos, nodes, 32 * (pos + 1));
+      if (LITTLE_ENDIAN) mergeWords(this.words, 8 * left, 8 * pos, 8 * (pos + 1));
+      else mergeInto(nodes, 32 * left, nodes, 32 * pos, nodes, 32 * (pos + 1));
       pos++;
     }
     this.size = pos + 1;
@@ -119,6 +124,7 @@ export class Mmr {
     const grown = new Uint8Array(Math.max(32 * size, 2 * this.nodes.length));
     grown.set(this.nodes.subarray(0, 32 * this.size));
     this.nodes = grown;
+    this.words = new Uint32Array(grown.buffer);
   }
 
   /** A copy of the node at MMR position `position`. */

@@ -13,12 +13,18 @@ export const KIT = path.join(REPO, "js", "mmr-lock");
 /** Cargo's release directory. */
 export const CARGO_RELEASE = path.join(process.env.CARGO_TARGET_DIR ?? path.join(REPO, "target"), "release");
 
-/** Builds a host package of the workspace (release, locked) and returns its binary's path. */
+const built = new Set<string>();
+
+/** Builds a host package of the workspace (release, locked; once per test process) and
+ * returns its binary's path. */
 export function cargoBinary(pkg: string, bin = pkg): string {
-  execFileSync("cargo", ["build", "--quiet", "--release", "--locked", "-p", pkg], {
-    cwd: REPO,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  if (!built.has(pkg)) {
+    execFileSync("cargo", ["build", "--quiet", "--release", "--locked", "-p", pkg], {
+      cwd: REPO,
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    built.add(pkg);
+  }
   return path.join(CARGO_RELEASE, bin);
 }
 
