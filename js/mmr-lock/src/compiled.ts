@@ -5,7 +5,7 @@
 
 import { MmrLockError } from "./errors.js";
 import { bytes32, type MmrProof } from "./mmr.js";
-import { bit, leafCountOf, nodePosition, peaksOf, writeU32, writeU64 } from "./positions.js";
+import { leafCountOf, leavesByPeak, nodePosition, proofSiblings, writeU32, writeU64 } from "./positions.js";
 
 /** Opcodes of the compiled format. */
 export const Op = {
@@ -73,19 +73,13 @@ export function compileCommands(proof: MmrProof): Command[] {
     );
 
   // Replay upstream verification: siblings by node position, and a plan per peak.
-  const peaks = peaksOf(leafCount);
+  const byPeak = leavesByPeak(indexes, leafCount);
   const siblings = new Map<number, Uint8Array>();
   const plans: PeakPlan[] = [];
   let exhaustedAt = -1;
-  let nextLeaf = 0;
-  for (let k = 0; k < peaks.length; k++) {
-    const peak = peaks[k];
-    const end = peak.first + 2 ** peak.height;
-    const queue: [number, number][] = [];
-    while (nextLeaf < indexes.length && indexes[nextLeaf] < end) {
-      queue.push([indexes[nextLeaf++], 0]);
-    }
-    if (queue.length === 0) {
+  for (let k = 0; k < byPeak.length; k++) {
+    const { peak, leaves } = byPeak[k];
+    if (leaves.length === 0) {
       if (nextItem === items.length) {
         exhaustedAt = k;
         break;
@@ -93,18 +87,9 @@ export function compileCommands(proof: MmrProof): Command[] {
       plans.push({ kind: "item", item: items[nextItem++] });
       continue;
     }
-    for (let head = 0; head < queue.length; head++) {
-      const [first, h] = queue[head];
-      if (h === peak.height) break;
-      const sibling = bit(first, h) ? first - 2 ** h : first + 2 ** h;
-      const following = queue[head + 1];
-      if (following !== undefined && following[0] === sibling && following[1] === h) {
-        head++;
-      } else {
-        if (nextItem === items.length) throw missing();
-        siblings.set(nodePosition(sibling, h), items[nextItem++]);
-      }
-      queue.push([Math.min(first, sibling), h + 1]);
+    for (const position of proofSiblings(leaves, peak.height)) {
+      if (nextItem === items.length) throw missing();
+      siblings.set(position, items[nextItem++]);
     }
     plans.push({ kind: "leaves" });
   }
@@ -112,9 +97,7 @@ export function compileCommands(proof: MmrProof): Command[] {
     // Upstream stops here and takes the previous item for the bagging of all remaining
     // peaks: right only if it was a leafless peak's item and no later peak holds a leaf.
     const last = plans.pop();
-    const laterLeaves = peaks
-      .slice(exhaustedAt)
-      .some((p) => anyIn(indexes, p.first, p.first + 2 ** p.height));
+    const laterLeaves = byPeak.slice(exhaustedAt).some((p) => p.leaves.length > 0);
     if (last === undefined || last.kind !== "item" || laterLeaves) throw missing();
     plans.push({ kind: "bag", item: last.item });
   }
@@ -149,7 +132,7 @@ export function compileCommands(proof: MmrProof): Command[] {
   };
   plans.forEach((plan, k) => {
     if (plan.kind === "leaves") {
-      emit(peaks[k].first, peaks[k].height);
+      emit(byPeak[k].peak.first, byPeak[k].peak.height);
       commands.push({ op: Op.PEAK });
     } else {
       commands.push({ op: plan.kind === "item" ? Op.PEAK_PROOF : Op.BAG_RHS, item: plan.item });

@@ -5,7 +5,7 @@
 import { bytesFrom, type BytesLike } from "@ckb-ccc/core";
 import { LITTLE_ENDIAN, mergeInto, mergeWords } from "./blake2b.js";
 import { MmrLockError } from "./errors.js";
-import { bit, leafIndexToPosition, mmrSizeOf, nodePosition, peaksOf } from "./positions.js";
+import { leafIndexToPosition, leavesByPeak, mmrSizeOf, peaksOf, proofSiblings } from "./positions.js";
 
 /** A proved leaf: its 0-based leaf index, its MMR position and its 32-byte value. */
 export interface ProvedLeaf {
@@ -169,29 +169,14 @@ export class Mmr {
     checkIndexes(indexes, this.leaves);
     const items: Uint8Array[] = [];
     let trailingLeafless = 0;
-    let next = 0;
-    for (const peak of peaksOf(this.leaves)) {
-      const end = peak.first + 2 ** peak.height;
-      const queue: [number, number][] = [];
-      while (next < indexes.length && indexes[next] < end) queue.push([indexes[next++], 0]);
-      if (queue.length === 0) {
+    for (const { peak, leaves } of leavesByPeak(indexes, this.leaves)) {
+      if (leaves.length === 0) {
         items.push(this.node(peak.position));
         trailingLeafless++;
         continue;
       }
       trailingLeafless = 0;
-      for (let head = 0; head < queue.length; head++) {
-        const [first, h] = queue[head];
-        if (h === peak.height) break;
-        const sibling = bit(first, h) ? first - 2 ** h : first + 2 ** h;
-        const following = queue[head + 1];
-        if (following !== undefined && following[0] === sibling && following[1] === h) {
-          head++;
-        } else {
-          items.push(this.node(nodePosition(sibling, h)));
-        }
-        queue.push([Math.min(first, sibling), h + 1]);
-      }
+      for (const position of proofSiblings(leaves, peak.height)) items.push(this.node(position));
     }
     if (trailingLeafless > 1) {
       items.push(this.bag(items.splice(items.length - trailingLeafless)));

@@ -107,6 +107,38 @@ export function peaksOf(leafCount: number): Peak[] {
   return peaks;
 }
 
+/** The sorted leaf indexes under each peak, left to right (indexes sorted ascending). */
+export function leavesByPeak(indexes: readonly number[], leafCount: number): { peak: Peak; leaves: number[] }[] {
+  let next = 0;
+  return peaksOf(leafCount).map((peak) => {
+    const end = peak.first + 2 ** peak.height;
+    const start = next;
+    while (next < indexes.length && indexes[next] < end) next++;
+    return { peak, leaves: indexes.slice(start, next) };
+  });
+}
+
+/**
+ * The positions of the nodes whose hashes upstream's proof takes as items for `leaves`
+ * (sorted leaf indexes under one peak of `height`), in `gen_proof`'s order: its
+ * breadth-first walk from the leaves up, where a node whose sibling is the next one in the
+ * queue needs no item, and the walk stops at the peak.
+ */
+export function proofSiblings(leaves: readonly number[], height: number): number[] {
+  const queue: [number, number][] = leaves.map((i) => [i, 0]);
+  const out: number[] = [];
+  for (let head = 0; head < queue.length; head++) {
+    const [first, h] = queue[head];
+    if (h === height) break;
+    const sibling = bit(first, h) ? first - 2 ** h : first + 2 ** h;
+    const following = queue[head + 1];
+    if (following !== undefined && following[0] === sibling && following[1] === h) head++;
+    else out.push(nodePosition(sibling, h));
+    queue.push([Math.min(first, sibling), h + 1]);
+  }
+  return out;
+}
+
 /** u64 little endian of a non-negative safe integer, written at `out[offset..offset + 8]`. */
 export function writeU64(out: Uint8Array, offset: number, value: number): void {
   let lo = value % TWO_32;
