@@ -14,11 +14,15 @@
 #   ./build.sh flamegraph <verifier> [seed] build/flamegraph/<verifier>-<seed>.svg
 #   ./build.sh bless                        rewrite tests/expected-cycles.json (cycle gate)
 #   ./build.sh checksums                    rewrite checksums.txt (sha256 of build/release)
+#   ./build.sh devnet                       a fresh local CKB dev chain: deploy, lock, spend and refuse
+#                                           with all three verifiers on the real node's tx pool;
+#                                           table + build/devnet/report.json, then stops the node
+#   ./build.sh devnet start | stop          keep a dev chain running for you (prints its RPC URL)
 #   ./build.sh deps                         install missing prerequisites only
 #   ./build.sh help                         this text
 #
-# Prerequisites (Debian packages, the Rust target, ckb-debugger 1.1.1) are installed when
-# missing, idempotently. Outputs: build/release/<verifier> (stripped) and <verifier>.debug.
+# Prerequisites (Debian packages, the Rust target, ckb-debugger 1.1.1, the CKB node 0.210.0)
+# are installed when missing, idempotently. Outputs: build/release/<verifier> (stripped) and <verifier>.debug.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,7 +34,10 @@ TARGET=riscv64imac-unknown-none-elf
 RELEASE="$ROOT/build/release"
 TX_GENERATOR="${CARGO_TARGET_DIR:-$ROOT/target}/release/tx-generator"
 LAB="${CARGO_TARGET_DIR:-$ROOT/target}/release/cycle-lab"
-APT_PACKAGES=(clang-19 lld-19 llvm-19 protobuf-compiler gcc-riscv64-unknown-elf)
+CKB_NODE_VERSION=0.210.0
+DEVNET="${CARGO_TARGET_DIR:-$ROOT/target}/release/ckb-devnet"
+# libssl-dev, pkg-config and libclang-dev build the CKB node (openssl-sys, RocksDB's bindgen).
+APT_PACKAGES=(clang-19 lld-19 llvm-19 protobuf-compiler gcc-riscv64-unknown-elf libssl-dev pkg-config libclang-dev)
 # Rust contracts, in the order their inputs take in tx.json (the C verifier sits between).
 RUST_CONTRACTS=(baseline-verifier compiled-verifier)
 
@@ -82,6 +89,22 @@ install_ckb_debugger() {
     ckb_debugger_ok || die "ckb-debugger $CKB_DEBUGGER_VERSION is not first on PATH after installing it"
 }
 
+ckb_node_ok() {
+    command -v ckb >/dev/null && ckb --version 2>/dev/null | grep -q "^ckb $CKB_NODE_VERSION "
+}
+
+# The CKB node for the dev chain (./build.sh devnet and the tests): built from the Rust
+# registry, RocksDB included, once.
+install_ckb_node() {
+    ckb_node_ok && return 0
+    say "installing the CKB node $CKB_NODE_VERSION with cargo install (about 26 minutes on 2 cores, once)"
+    local start=$SECONDS
+    cargo install ckb --version "$CKB_NODE_VERSION" --locked >&2 \
+        || die "cargo install ckb $CKB_NODE_VERSION failed"
+    ckb_node_ok || die "ckb $CKB_NODE_VERSION is not first on PATH after installing it"
+    say "CKB node $CKB_NODE_VERSION installed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
+}
+
 # Node.js and npm for the TypeScript kit (js/mmr-lock): any node >= 18 on PATH, else Debian's.
 install_node() {
     command -v node >/dev/null && command -v npm >/dev/null && return 0
@@ -93,6 +116,7 @@ deps() {
     install_apt_packages
     install_rust
     install_ckb_debugger
+    install_ckb_node
     install_node
     # cargo-fuzz for the bounded differential fuzz run of `./build.sh test` (SECURITY.md).
     cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz 0.13.1" || {
@@ -129,8 +153,18 @@ build_all() {
         say "building the C verifier"
         c/build.sh >&2 || die "building the C verifier failed"
     fi
-    say "building tx-generator"
-    cargo build --quiet --release --locked -p tx-generator >&2 || die "building tx-generator failed"
+    say "building tx-generator and ckb-devnet"
+    cargo build --quiet --release --locked -p tx-generator -p devnet >&2 || die "building tx-generator failed"
+}
+
+# The dev chain (devnet/): the scenario on a fresh chain, or a node kept running for a user.
+devnet() {
+    case "${1:-scenario}" in
+        scenario) "$DEVNET" scenario --dir "$ROOT/build/devnet" --release "$RELEASE" --doc "$ROOT/docs/deploy.md" ;;
+        start) "$DEVNET" start --dir "$ROOT/build/devnet/node" ;;
+        stop) "$DEVNET" stop --dir "$ROOT/build/devnet/node" ;;
+        *) die "usage: ./build.sh devnet [start|stop]" ;;
+    esac
 }
 
 # The binaries present, in tx.json input order: 0 baseline, 1 C, 2 compiled.
@@ -188,9 +222,18 @@ JOURNEY_RUST=(
     "baseline: + merge kernel|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel"
     "baseline: + uninit merge outputs|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit"
     "baseline: + bump allocator|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit,bump-alloc"
+    "baseline: + asm kernel|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit,bump-alloc,asm-kernel"
     "compiled: const builder|compiled-verifier|--no-default-features"
     "compiled: + static stack|compiled-verifier|--no-default-features --features static-stack"
     "compiled: + merge kernel|compiled-verifier|--no-default-features --features static-stack,merge-kernel"
+    "compiled: + asm kernel|compiled-verifier|--no-default-features --features static-stack,merge-kernel,asm-kernel"
+)
+# The C verifier: "label|c|compiler merge" (c/build.sh's C_COMPILER and MERGE).
+JOURNEY_C=(
+    "c (gcc 12): ckb-c-stdlib blake2b|c|gcc stdlib"
+    "c (clang 19): ckb-c-stdlib blake2b|c|clang stdlib"
+    "c (clang 19): + asm kernel|c|clang asm"
+    "c (gcc 12): + asm kernel|c|gcc asm"
 )
 
 build_lab() {
@@ -206,13 +249,14 @@ journey() {
     rm -rf "$dir"
     mkdir -p "$dir"
     local row label pkg features bin tag result cycles format
-    local rows=("${JOURNEY_RUST[@]}" "c (clang 19)|c|clang" "c (gcc 12)|c|gcc")
+    local rows=("${JOURNEY_RUST[@]}" "${JOURNEY_C[@]}") compiler merge
     for row in "${rows[@]}"; do
         IFS='|' read -r label pkg features <<<"$row"
         tag=$(printf '%02d' "$i")
         say "journey $tag: $label"
         if [ "$pkg" = c ]; then
-            OUT_DIR="$dir/$tag" OUT_NAME=c-verifier C_COMPILER="$features" c/build.sh >&2 \
+            read -r compiler merge <<<"$features"
+            OUT_DIR="$dir/$tag" OUT_NAME=c-verifier C_COMPILER="$compiler" MERGE="$merge" c/build.sh >&2 \
                 || die "building the C verifier with $features failed"
             bin="$dir/$tag/c-verifier"
         else
@@ -419,6 +463,7 @@ case "${1:-run}" in
     bless) deps; build_all; build_lab; "$LAB" gate --bless ;;
     checksums) deps; build_all; build_lab; "$LAB" checksums --release-dir "$RELEASE" --write "$ROOT/checksums.txt"; cat "$ROOT/checksums.txt" ;;
     test) deps; build_all; run_tests ;;
+    devnet) deps; build_all; shift; devnet "$@" ;;
     help | -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$1' (try: ./build.sh help)" ;;
 esac

@@ -18,14 +18,15 @@ const USAGE: &str = "\
 usage: ckb-devnet <command> [options]
 
 A local dev chain:
-  node  [--dir DIR]     init a fresh dev chain in DIR (default build/devnet/chain) and run its
+  node  [--dir DIR]     init a fresh dev chain in DIR (default build/devnet/node) and run its
                         node in the foreground; prints one JSON line when the RPC answers
                         ({\"rpc_url\", \"pid\", \"dir\", \"dev_key_file\", \"owner_key_file\"}) and
                         stops the node on Ctrl-C, SIGTERM or when standard input closes
   start [--dir DIR]     the same, but leaves the node running in the background
   stop  [--dir DIR]     stops the node `start` left running (by the PID it recorded)
-  scenario [--dir DIR] [--release DIR] [--report FILE]
-                        fresh dev chain, the whole devnet scenario, a table and a JSON report
+  scenario [--dir DIR] [--release DIR] [--report FILE] [--doc FILE]
+                        fresh dev chain, the whole devnet scenario, a table and a JSON report;
+                        --doc rewrites FILE's devnet-table section with the measured tables
 
 Against any node (--rpc URL and --key FILE, a file with one hex private key, are required):
   deploy BINARY [--type-id | --upgrade TYPE_ID_ARGS]
@@ -92,7 +93,7 @@ impl Args {
     }
 
     fn dir(&self) -> PathBuf {
-        PathBuf::from(self.value("--dir").unwrap_or("build/devnet/chain"))
+        PathBuf::from(self.value("--dir").unwrap_or("build/devnet/node"))
     }
 }
 
@@ -377,7 +378,7 @@ fn cmd_stop(raw: &[String]) -> Result<()> {
 }
 
 fn cmd_scenario(raw: &[String]) -> Result<()> {
-    let a = Args::parse(raw, &["--dir", "--release", "--report"])?;
+    let a = Args::parse(raw, &["--dir", "--release", "--report", "--doc"])?;
     let dir = PathBuf::from(a.value("--dir").unwrap_or("build/devnet"));
     let release = PathBuf::from(a.value("--release").unwrap_or("build/release"));
     let report_path = a.value("--report").map(PathBuf::from).unwrap_or_else(|| dir.join("report.json"));
@@ -386,7 +387,15 @@ fn cmd_scenario(raw: &[String]) -> Result<()> {
         .map_err(|e| Error::File { path: report_path.display().to_string(), reason: e.to_string() })?;
     print!("{}", report.table());
     println!("report: {}", report_path.display());
-    report.check()
+    report.check()?;
+    if let Some(doc) = a.value("--doc") {
+        let text = std::fs::read_to_string(doc).map_err(|e| Error::File { path: doc.into(), reason: e.to_string() })?;
+        let text = devnet::scenario::replace_between(&text, "devnet-table", &report.markdown())
+            .ok_or_else(|| Error::File { path: doc.into(), reason: "no devnet-table markers".into() })?;
+        std::fs::write(doc, text).map_err(|e| Error::File { path: doc.into(), reason: e.to_string() })?;
+        println!("tables written to {doc}");
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {

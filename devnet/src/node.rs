@@ -115,6 +115,13 @@ pub struct Node {
 /// the second dev key.
 pub fn init(dir: &Path) -> Result<u16> {
     let ckb = ckb_binary()?;
+    if let Some(pid) = running_pid(dir) {
+        return Err(Error::Node(format!(
+            "a node (pid {pid}) still runs in {}: stop it first (ckb-devnet stop --dir {})",
+            dir.display(),
+            dir.display()
+        )));
+    }
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| Error::Node(format!("cleaning {}: {e}", dir.display())))?;
     }
@@ -293,30 +300,34 @@ impl Drop for Node {
     }
 }
 
-/// Stops a detached node started in `dir` (its PID in `dir/node.pid`), checking first that
-/// the PID is a `ckb` process running that directory.
-pub fn stop_detached(dir: &Path) -> Result<bool> {
-    let pid_file = dir.join("node.pid");
-    let Ok(text) = std::fs::read_to_string(&pid_file) else {
-        return Ok(false);
-    };
-    let pid: i32 = text
-        .trim()
-        .parse()
-        .map_err(|_| Error::Node(format!("{} does not hold a PID", pid_file.display())))?;
+/// The PID in `dir/node.pid` if it is a `ckb` process running that directory.
+pub fn running_pid(dir: &Path) -> Option<i32> {
+    let pid: i32 = std::fs::read_to_string(dir.join("node.pid")).ok()?.trim().parse().ok()?;
+    is_node_of(pid, dir).then_some(pid)
+}
+
+fn is_node_of(pid: i32, dir: &Path) -> bool {
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let args: Vec<String> = cmdline
         .split(|&b| b == 0)
         .map(|a| String::from_utf8_lossy(a).into_owned())
         .collect();
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let ours = args.first().is_some_and(|a| a.ends_with("ckb"))
-        && args.iter().any(|a| Path::new(a).canonicalize().ok().as_deref() == Some(&canonical));
-    if ours {
-        terminate(pid, Duration::from_secs(30));
+    args.first().is_some_and(|a| a.ends_with("ckb"))
+        && args.iter().any(|a| Path::new(a).canonicalize().ok().as_deref() == Some(&canonical))
+}
+
+/// Stops a detached node started in `dir` (its PID in `dir/node.pid`), checking first that
+/// the PID is a `ckb` process running that directory, so a stale PID file kills nothing else.
+pub fn stop_detached(dir: &Path) -> Result<bool> {
+    let running = running_pid(dir);
+    if let Some(pid) = running {
+        if !terminate(pid, Duration::from_secs(30)) {
+            return Err(Error::Node(format!("ckb (pid {pid}) ignored SIGTERM and was killed")));
+        }
     }
-    let _ = std::fs::remove_file(&pid_file);
-    Ok(ours)
+    let _ = std::fs::remove_file(dir.join("node.pid"));
+    Ok(running.is_some())
 }
 
 fn tail(path: &Path, lines: usize) -> String {

@@ -391,6 +391,35 @@ fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> 
     Ok(())
 }
 
+/// 1234567 -> "1,234,567".
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `doc` with the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` replaced.
+pub fn replace_between(doc: &str, name: &str, body: &str) -> Option<String> {
+    let (start, end) = (format!("<!-- {name}:start -->"), format!("<!-- {name}:end -->"));
+    let a = doc.find(&start)? + start.len();
+    let b = doc[a..].find(&end)? + a;
+    Some(format!("{}\n{}{}", &doc[..a], body, &doc[b..]))
+}
+
+/// The text between the markers.
+pub fn between<'a>(doc: &'a str, name: &str) -> Option<&'a str> {
+    let (start, end) = (format!("<!-- {name}:start -->"), format!("<!-- {name}:end -->"));
+    let a = doc.find(&start)? + start.len();
+    let b = doc[a..].find(&end)? + a;
+    Some(&doc[a..b])
+}
+
 fn deploy_row(verifier: &'static str, d: &Deployment, binary_bytes: usize) -> DeployRow {
     DeployRow {
         verifier,
@@ -451,6 +480,32 @@ impl Report {
                 "as_expected": r.as_expected(),
             })).collect::<Vec<_>>(),
         })
+    }
+
+    /// The measured tables docs/deploy.md shows between its `devnet-table` markers: only
+    /// numbers that repeat exactly on every fresh chain (no hashes, no timings).
+    pub fn markdown(&self) -> String {
+        let mut s = String::from(
+            "| deployment | verifier | binary bytes | capacity locked (CKB) | fee (shannons) |\n| --- | --- | ---: | ---: | ---: |\n",
+        );
+        for d in &self.deployments {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                d.deployment, d.verifier, group(d.binary_bytes as u64), group(d.capacity_shannons / 100_000_000), group(d.fee_shannons)
+            ));
+        }
+        s.push_str(
+            "\n| verifier | mode | deployment | node cycles (= ckb-debugger) | of which the MMR lock | tx bytes | cycle weight | fee (shannons) |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
+        );
+        for r in &self.spends {
+            let deployment = if r.upgraded { "type, after upgrade" } else { r.deployment };
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                r.verifier, mode_name(r.mode), deployment, group(r.node_cycles), group(r.mmr_lock_cycles),
+                group(r.tx_bytes as u64), group(r.cycles_weight()), group(r.fee_shannons)
+            ));
+        }
+        s
     }
 
     pub fn table(&self) -> String {

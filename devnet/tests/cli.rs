@@ -1,0 +1,238 @@
+//! ckb-devnet as a user runs it, against a real dev chain: the node's lifecycle, bad input
+//! (a distinct exit code, one line, nothing sent) and a client killed mid-way then rerun.
+
+mod common;
+
+use devnet::chain::Chain;
+use devnet::key::{Key, DEV_KEY};
+use devnet::wallet::{Wallet, DEFAULT_FEE_RATE};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ckb-devnet");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("CKB_DEVNET_QUIET", "1")
+        .output()
+        .expect("runs ckb-devnet")
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// `ckb-devnet node` as a child, and the JSON line it printed once the RPC answered.
+fn spawn_node(dir: &Path) -> (Child, Value) {
+    let mut child = Command::new(BIN)
+        .args(["node", "--dir", &dir.display().to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+    assert!(info["rpc_url"].as_str().unwrap().starts_with("http://127.0.0.1:"));
+    (child, info)
+}
+
+fn signal(pid: u32, sig: i32) {
+    // SAFETY: a signal to a child this test started.
+    unsafe { libc::kill(pid as i32, sig) };
+}
+
+#[test]
+fn node_stops_when_its_owner_closes_stdin_is_interrupted_or_dies() {
+    let dir = common::test_dir("lifecycle");
+    for how in ["stdin", "sigint", "sigkill"] {
+        let chain_dir = dir.join(how);
+        let (mut child, info) = spawn_node(&chain_dir);
+        let node_pid = info["pid"].as_i64().unwrap() as i32;
+        assert!(!common::processes_in(&chain_dir).is_empty());
+        match how {
+            "stdin" => drop(child.stdin.take()),
+            "sigint" => signal(child.id(), libc::SIGINT),
+            _ => signal(child.id(), libc::SIGKILL),
+        }
+        let status = child.wait().unwrap();
+        match how {
+            "stdin" => assert!(status.success(), "{status}"),
+            "sigint" => assert_eq!(status.code(), Some(130)),
+            _ => assert!(status.code().is_none()),
+        }
+        // The node goes with its owner, whichever way the owner went.
+        assert!(common::no_process_left(&chain_dir, 30), "{how}: ckb (pid {node_pid}) left running");
+        assert!(!chain_dir.join("node.pid").exists() || how == "sigkill");
+    }
+}
+
+#[test]
+fn start_and_stop_keep_a_node_for_the_user() {
+    let dir = common::test_dir("start-stop").join("node");
+    let dir_s = dir.display().to_string();
+    let out = run(&["start", "--dir", &dir_s]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("rpc_url: http://127.0.0.1:") && text.contains("PUBLIC"), "{text}");
+    // The node outlives the command that started it.
+    assert!(!common::processes_in(&dir).is_empty());
+    // A second init in the same directory refuses while the node runs.
+    assert!(devnet::node::init(&dir).is_err());
+    let out = run(&["stop", "--dir", &dir_s]);
+    assert!(out.status.success());
+    assert!(common::no_process_left(&dir, 30));
+    assert!(String::from_utf8_lossy(&run(&["stop", "--dir", &dir_s]).stdout).contains("no node"));
+}
+
+/// A one-connection-at-a-time HTTP server on 127.0.0.1 that answers every JSON-RPC call with
+/// `result`, for the one thing no local node can be: mainnet. Serves `calls` requests.
+fn fake_rpc(result: Value, calls: usize) -> (String, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        for stream in listener.incoming().take(calls) {
+            let mut stream = stream.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let body = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "result": result }).to_string();
+            let _ = write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+        }
+    });
+    (url, handle)
+}
+
+#[test]
+fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
+    let node = common::fresh_node("bad-input");
+    let dir = common::test_dir("bad-input-files");
+    let rpc = node.rpc_url.clone();
+    let key = node.dir.join("dev.key").display().to_string();
+    let verifier = common::release().join("compiled-verifier").display().to_string();
+    let leaves = dir.join("leaves.txt");
+    std::fs::write(&leaves, format!("{}\n{}\n", "11".repeat(32), "22".repeat(32))).unwrap();
+    let leaves = leaves.display().to_string();
+    let bad_leaves = dir.join("bad-leaves.txt");
+    std::fs::write(&bad_leaves, format!("{}\n0x1234\n", "11".repeat(32))).unwrap();
+    let bad_leaves = bad_leaves.display().to_string();
+    let not_a_key = dir.join("not-a-key");
+    std::fs::write(&not_a_key, "correct horse battery staple\n").unwrap();
+    let not_a_key = not_a_key.display().to_string();
+    let empty_key = dir.join("empty.key");
+    std::fs::write(&empty_key, format!("0x{}\n", "07".repeat(32))).unwrap();
+    let empty_key = empty_key.display().to_string();
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let (mainnet, server) = fake_rpc(serde_json::json!({ "chain": "ckb" }), 1);
+
+    let chain = Chain::connect(&rpc, false).unwrap();
+    chain.next_block().unwrap();
+    chain.wait_indexer().unwrap();
+    let dev = Key::from_hex(DEV_KEY).unwrap();
+    let balance = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE).balance().unwrap();
+    let tip = chain.rpc.tip_block_number().unwrap();
+
+    let cases: Vec<(Vec<&str>, u8, &str)> = vec![
+        (vec!["deploy", &verifier, "--rpc", &rpc, "--key", &key, "--frobnicate"], 2, "unknown option --frobnicate"),
+        (vec!["deploy", &verifier, "--rpc", &closed, "--key", &key], 3, "cannot reach the node"),
+        (vec!["deploy", "/nonexistent/verifier", "--rpc", &rpc, "--key", &key], 5, "/nonexistent/verifier"),
+        (vec!["deploy", &verifier, "--rpc", &rpc, "--key", &not_a_key], 6, "is not a private key file"),
+        (vec!["deploy", &verifier, "--rpc", &rpc, "--key", &empty_key], 7, "not enough capacity"),
+        (vec!["lock", "--leaves", &bad_leaves, "--verifier", &verifier, "--rpc", &rpc, "--key", &key], 8, "line 2"),
+        (vec!["spend", "--leaves", &leaves, "--index", "0,2", "--verifier", &verifier, "--rpc", &rpc, "--key", &key], 9, "leaf index 2 is not in the MMR"),
+        (vec!["deploy", &verifier, "--rpc", &mainnet, "--key", &key], 10, "mainnet"),
+    ];
+    for (args, code, text) in cases {
+        let out = run(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code as i32), "{args:?}: {stderr}");
+        assert!(stderr.contains(text), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), if code == 2 { stderr.trim().lines().count() } else { 1 }, "{stderr}");
+        assert!(!stderr.contains(DEV_KEY) && !stderr.contains("horse"), "a key leaked: {stderr}");
+    }
+    server.join().unwrap();
+    // Nothing reached the chain: no block, no pooled transaction, the key's balance intact.
+    assert_eq!(chain.rpc.tip_block_number().unwrap(), tip);
+    let pool = chain.rpc.call("get_raw_tx_pool", serde_json::json!([])).unwrap();
+    assert_eq!(pool["pending"].as_array().map(Vec::len), Some(0), "{pool}");
+    assert_eq!(Wallet::new(&chain, &dev, DEFAULT_FEE_RATE).balance().unwrap(), balance);
+}
+
+/// Runs a client command that waits for a miner that never comes, and kills it (SIGKILL) as
+/// soon as it has sent its transaction. Returns the hash it sent.
+fn kill_after_send(args: &[&str]) -> String {
+    let mut child = Command::new(BIN).args(args).arg("--no-generate").stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        if let Some(rest) = line.strip_prefix("ckb-devnet: sent ") {
+            signal(child.id(), libc::SIGKILL);
+            child.wait().unwrap();
+            return rest.split(',').next().unwrap().to_string();
+        }
+    }
+    panic!("{args:?} never sent: {:?}", child.wait());
+}
+
+#[test]
+fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
+    let node = common::fresh_node("killed-client");
+    let dir = common::test_dir("killed-client-files");
+    let rpc = node.rpc_url.clone();
+    let key_path = node.dir.join("dev.key").display().to_string();
+    let verifier = common::release().join("compiled-verifier").display().to_string();
+    let leaves = dir.join("leaves.txt");
+    std::fs::write(&leaves, (1..=9u8).map(|b| format!("{}\n", format!("{b:02x}").repeat(32))).collect::<String>()).unwrap();
+    let leaves = leaves.display().to_string();
+    let chain = Chain::connect(&rpc, false).unwrap();
+    chain.next_block().unwrap();
+    chain.wait_indexer().unwrap();
+    let key = Key::from_hex(DEV_KEY).unwrap();
+    let wallet = Wallet::new(&chain, &key, DEFAULT_FEE_RATE);
+    let before = wallet.balance().unwrap();
+
+    // Killed after sending the deployment, before it was committed; the rerun rebuilds the
+    // same transaction, finds it already pooled and waits for it.
+    let sent = kill_after_send(&["deploy", &verifier, "--rpc", &rpc, "--key", &key_path]);
+    let deployed = json_of(&run(&["deploy", &verifier, "--rpc", &rpc, "--key", &key_path, "--json"]));
+    assert_eq!(deployed["tx_hash"].as_str(), Some(sent.as_str()), "{deployed}");
+    // Once committed, a rerun finds it through the indexer and sends nothing.
+    let again = json_of(&run(&["deploy", &verifier, "--rpc", &rpc, "--key", &key_path, "--json"]));
+    assert_eq!(again["created"], false);
+    assert_eq!(again["out_point"], deployed["out_point"]);
+    let binary = std::fs::read(&verifier).unwrap();
+    assert!(devnet::deploy::find_own(&wallet, &binary, false).unwrap().is_some());
+    let code_cells = chain
+        .rpc
+        .cells(&serde_json::json!({
+            "script": devnet::wallet::script_json(&key.lock()),
+            "script_type": "lock",
+            "filter": { "output_data_len_range": [format!("{:#x}", binary.len()), format!("{:#x}", binary.len() + 1)] },
+        }))
+        .unwrap();
+    assert_eq!(code_cells.len(), 1, "exactly one deployment");
+
+    let locked = json_of(&run(&["lock", "--leaves", &leaves, "--verifier", &verifier, "--rpc", &rpc, "--key", &key_path, "--json"]));
+    // Killed after sending the spend; the rerun finds the same cell and the same transaction.
+    let spend = ["spend", "--leaves", &leaves, "--index", "1,4-6", "--verifier", &verifier, "--rpc", &rpc, "--key", &key_path];
+    let sent = kill_after_send(&spend);
+    let spent = json_of(&run(&[&spend[..], &["--json"]].concat()));
+    assert_eq!(spent["tx_hash"].as_str(), Some(sent.as_str()));
+    assert_eq!(spent["status"], "committed");
+
+    // Every shannon accounted for: the code cell's capacity and three fees, nothing else.
+    let fees = deployed["fee_shannons"].as_u64().unwrap() + locked["fee_shannons"].as_u64().unwrap() + spent["fee_shannons"].as_u64().unwrap();
+    let after = wallet.balance().unwrap();
+    assert_eq!(before - after, deployed["capacity_shannons"].as_u64().unwrap() + fees);
+
+    // The committed spend, rebuilt from the node, costs in ckb-debugger what the node charged.
+    let debug = json_of(&run(&["debug", spent["tx_hash"].as_str().unwrap(), "--rpc", &rpc, "--json", "--mock-out", &dir.join("mock.json").display().to_string()]));
+    assert_eq!(debug["debugger_cycles"], spent["cycles"], "{debug}");
+}

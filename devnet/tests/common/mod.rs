@@ -1,0 +1,67 @@
+//! Shared by the dev-chain tests: paths, a fresh node per test, and process checks.
+#![allow(dead_code)]
+
+use devnet::node::{self, Node, Tie};
+use std::path::{Path, PathBuf};
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("workspace root")
+}
+
+pub fn release() -> PathBuf {
+    let dir = root().join("build/release");
+    assert!(
+        dir.join("compiled-verifier").is_file(),
+        "no verifier binaries in {}: run ./build.sh build first",
+        dir.display()
+    );
+    dir
+}
+
+/// A directory of its own for one test, emptied.
+pub fn test_dir(name: &str) -> PathBuf {
+    let dir = root().join("build/tmp/devnet-tests").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("test dir");
+    dir
+}
+
+/// A fresh dev chain owned by this test (stopped when dropped, or when the test process dies).
+pub fn fresh_node(name: &str) -> Node {
+    let dir = test_dir(name).join("chain");
+    node::init(&dir).expect("ckb init (is ckb 0.210.0 installed? ./build.sh deps)");
+    Node::start(&dir, Tie::Owner).expect("node start")
+}
+
+/// PIDs of processes whose command line mentions `dir`.
+pub fn processes_in(dir: &Path) -> Vec<i32> {
+    let needle = dir.display().to_string();
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(&needle) && !is_zombie(pid) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+        .unwrap_or(true)
+}
+
+/// Waits up to `secs` for no process to mention `dir`.
+pub fn no_process_left(dir: &Path, secs: u64) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed().as_secs() < secs {
+        if processes_in(dir).is_empty() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}

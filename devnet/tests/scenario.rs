@@ -1,0 +1,106 @@
+//! The devnet scenario on a fresh dev chain, every row checked: what `./build.sh devnet` runs.
+
+mod common;
+
+use devnet::scenario::{self, Report};
+use serde_json::Value;
+use tx_generator::Mode;
+
+fn expected_cycles(verifier: &str) -> u64 {
+    let text = std::fs::read_to_string(common::root().join("tests/expected-cycles.json")).unwrap();
+    let gate: Value = serde_json::from_str(&text).unwrap();
+    gate["cycles"][format!("{verifier}-verifier")][tx_generator::REFERENCE_SEED.to_string()]
+        .as_u64()
+        .unwrap()
+}
+
+fn check_spends(report: &Report) {
+    assert_eq!(report.spends.len(), 8, "6 data2 spends and 2 type id spends");
+    for verifier in ["baseline", "c", "compiled"] {
+        for mode in [Mode::Plain, Mode::Owner] {
+            let rows: Vec<_> = report
+                .spends
+                .iter()
+                .filter(|s| s.verifier == verifier && s.mode == mode && s.deployment == "data2")
+                .collect();
+            assert_eq!(rows.len(), 1, "{verifier} {mode:?}");
+            if mode == Mode::Plain {
+                // The node runs our lock for exactly the cycles the cycle gate records.
+                assert_eq!(rows[0].mmr_lock_cycles, expected_cycles(verifier), "{verifier}");
+            }
+        }
+    }
+    let typed: Vec<_> = report.spends.iter().filter(|s| s.deployment == "type").collect();
+    assert_eq!(typed.len(), 2);
+    assert!(typed.iter().any(|s| s.verifier == "compiled" && !s.upgraded));
+    assert!(typed.iter().any(|s| s.verifier == "c" && s.upgraded));
+    for s in &report.spends {
+        assert_eq!(s.status, "committed", "{}", s.tx_hash);
+        assert_eq!(s.node_cycles, s.debugger_cycles, "{} {:?}", s.verifier, s.mode);
+        assert_eq!(s.estimate_cycles, s.debugger_cycles);
+        assert!(s.mmr_lock_cycles > 0 && s.mmr_lock_cycles <= s.node_cycles);
+        if s.mode == Mode::Owner {
+            // The owner's secp256k1 signature check is its own script group.
+            assert!(s.node_cycles > s.mmr_lock_cycles + 1_000_000);
+        }
+        // Bytes, not cycles, set the fee: 1,000 shannons per 1,000 bytes of size.
+        assert!(s.tx_bytes as u64 > s.cycles_weight(), "{} bytes vs {}", s.tx_bytes, s.cycles_weight());
+        assert_eq!(s.fee_shannons, s.tx_bytes as u64, "{}", s.tx_hash);
+    }
+}
+
+fn check_refusals(report: &Report) {
+    let expected: [(&str, Option<i8>, bool); 8] = [
+        ("flipped_leaf_byte", Some(9), true),
+        ("proof_for_another_mmr", Some(9), true),
+        ("truncated_witness", Some(5), true),
+        ("owner_input_missing", Some(80), true),
+        ("owner_replay_other_outputs", Some(scenario::SECP_WRONG_SIGNATURE), true),
+        ("hash_type_data", None, false),
+        ("args_39_bytes", Some(1), false),
+        ("plain_replay_accepted", None, false),
+    ];
+    assert_eq!(report.refusals.len(), expected.len());
+    for (case, code, spendable) in expected {
+        let r = report.refusals.iter().find(|r| r.case == case).unwrap_or_else(|| panic!("no {case}"));
+        assert!(r.as_expected(), "{case}: {}", r.node_message);
+        assert_eq!(r.node_code, code, "{case}: {}", r.node_message);
+        if case == "plain_replay_accepted" {
+            assert!(!r.refused && !r.cell_live_after, "the plain-mode replay is accepted");
+            continue;
+        }
+        assert!(r.refused, "{case}");
+        assert!(r.cell_live_after, "{case}: the cell must survive a refusal");
+        assert_eq!(r.spent_after.is_ok(), spendable, "{case}: {:?}", r.spent_after);
+    }
+    let data = report.refusals.iter().find(|r| r.case == "hash_type_data").unwrap();
+    assert!(data.node_message.contains("InvalidInstruction"), "{}", data.node_message);
+}
+
+#[test]
+fn scenario_on_a_fresh_dev_chain() {
+    let dir = common::test_dir("scenario");
+    let report = scenario::run(&dir, &common::release()).expect("the scenario runs");
+    print!("{}", report.table());
+    check_spends(&report);
+    check_refusals(&report);
+    report.check().expect("every row as expected");
+    assert_eq!(report.deployments.len(), 5, "3 data2, 1 type id, 1 upgrade");
+    for d in &report.deployments {
+        let type_bytes = if d.deployment == "type" { 65 } else { 0 };
+        // 8 capacity + 53 secp lock (+ 65 type id) + the binary: 1 CKB a byte.
+        assert_eq!(d.capacity_shannons, (61 + type_bytes + d.binary_bytes as u64) * 100_000_000);
+    }
+    let json = report.to_json();
+    for field in ["verifier", "mode", "deployment", "upgraded", "tx_hash", "status", "node_cycles", "debugger_cycles", "tx_bytes", "fee_shannons"] {
+        assert!(json["spends"][0].get(field).is_some(), "spends[].{field}");
+    }
+    for field in ["case", "expected_code", "node_code", "refused", "cell_live_after"] {
+        assert!(json["refusals"][0].get(field).is_some(), "refusals[].{field}");
+    }
+    assert!(common::no_process_left(&dir, 10), "a process still runs in {}", dir.display());
+    // docs/deploy.md shows these measured tables; `./build.sh devnet` rewrites them.
+    let doc = std::fs::read_to_string(common::root().join("docs/deploy.md")).unwrap();
+    let shown = scenario::between(&doc, "devnet-table").expect("devnet-table markers");
+    assert_eq!(shown.trim(), report.markdown().trim(), "docs/deploy.md is stale: run ./build.sh devnet");
+}
