@@ -4,6 +4,8 @@
 #   c/build.sh                 clang-19 + ld.lld-19  -> build/release/c-verifier{,.debug}
 #   C_COMPILER=gcc c/build.sh  riscv64-unknown-elf-gcc (GCC 12) -> the same file names
 #   (CC=gcc is accepted as a synonym; any other CC value is ignored.)
+#   MERGE=stdlib c/build.sh    hash with ckb-c-stdlib's blake2b.h instead of the assembly
+#                              merge kernel shared with the Rust verifiers (MERGE=asm, default)
 #
 # Environment:
 #   CKB_C_STDLIB   path to ckb-c-stdlib (skips the lookup through cargo metadata)
@@ -83,8 +85,20 @@ OUT_NAME="${OUT_NAME:-c-verifier}"
 mkdir -p "$OUT_DIR"
 OUT="$OUT_DIR/$OUT_NAME"
 
-"$CCBIN" "${FLAGS[@]}" -o "$OUT.debug" c/verifier.c "${LIBS[@]}"
+# The merge: the Rust verifiers' assembly kernel (one source, crates/mmr-blake2b), or
+# ckb-c-stdlib's generic blake2b.
+SOURCES=(c/verifier.c)
+case "${MERGE:-asm}" in
+    asm)
+        FLAGS+=(-DCP_MERGE_ASM)
+        SOURCES+=(-x assembler crates/mmr-blake2b/src/merge_rv64.s)
+        ;;
+    stdlib) ;;
+    *) die "unknown MERGE '$MERGE' (use asm or stdlib)" ;;
+esac
+
+"$CCBIN" "${FLAGS[@]}" -o "$OUT.debug" "${SOURCES[@]}" "${LIBS[@]}"
 
 "$STRIP" --strip-all "$OUT.debug" "$OUT"
 size=$(wc -c <"$OUT")
-echo "c-verifier ($compiler): $OUT, stripped $size bytes (debug copy $OUT.debug)"
+echo "c-verifier ($compiler, merge ${MERGE:-asm}): $OUT, stripped $size bytes (debug copy $OUT.debug)"

@@ -1,6 +1,7 @@
 /*
  * The C MMR verifier: a CKB lock script over the compiled-proof format
- * (docs/compiled-format.md), built on ckb-c-stdlib (syscalls, blake2b.h).
+ * (docs/compiled-format.md), built on ckb-c-stdlib (syscalls; blake2b.h or the shared
+ * assembly merge kernel, see below).
  *
  * Flow and exit codes mirror the Rust verifiers exactly (docs/error-codes.md):
  *   1. load the script, parse args (1 ArgsLength, 2 ArgsEncoding, 8 MmrSizeInvalid);
@@ -10,10 +11,16 @@
  *   5. owner mode only (41-byte args): some input not locked by this script has a proved
  *      leaf as its lock hash (80 OwnerNotFound, 7 Syscall); docs/deploy.md.
  */
-#include "blake2b.h"
 #include "ckb_syscalls.h"
 
+/* c/build.sh: MERGE=asm (default) hashes with the assembly kernel shared with the Rust
+ * verifiers, MERGE=stdlib with ckb-c-stdlib's blake2b.h. */
+#ifdef CP_MERGE_ASM
+#include "merge_asm.h"
+#else
+#include "blake2b.h"
 #include "merge_blake2b.h"
+#endif
 #include "mmr_lock.h"
 
 /* As mmr_lock::load's SCRIPT_BUFFER: a Script with 40-byte args is 93 bytes (41: 94), so
