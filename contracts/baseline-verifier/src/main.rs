@@ -25,7 +25,9 @@ struct ContractHasher;
 unsafe impl Hasher for ContractHasher {
     #[inline(always)]
     fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
-        #[cfg(feature = "merge-kernel")]
+        #[cfg(feature = "asm-kernel")]
+        mmr_blake2b::merge_into_asm(left, right, out);
+        #[cfg(all(feature = "merge-kernel", not(feature = "asm-kernel")))]
         mmr_blake2b::merge_into(left, right, out);
         #[cfg(not(feature = "merge-kernel"))]
         {
@@ -49,6 +51,9 @@ unsafe impl Hasher for ContractHasher {
     #[cfg(feature = "merge-kernel")]
     #[inline(always)]
     fn merge_uninit(left: &[u8; 32], right: &[u8; 32], out: &mut core::mem::MaybeUninit<[u8; 32]>) {
+        #[cfg(feature = "asm-kernel")]
+        mmr_blake2b::merge_into_uninit_asm(left, right, out);
+        #[cfg(not(feature = "asm-kernel"))]
         mmr_blake2b::merge_into_uninit(left, right, out);
     }
 }

@@ -20,7 +20,9 @@ struct ContractMerge;
 impl Merge for ContractMerge {
     #[inline(always)]
     fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
-        #[cfg(feature = "merge-kernel")]
+        #[cfg(feature = "asm-kernel")]
+        mmr_blake2b::merge_into_asm(left, right, out);
+        #[cfg(all(feature = "merge-kernel", not(feature = "asm-kernel")))]
         mmr_blake2b::merge_into(left, right, out);
         #[cfg(not(feature = "merge-kernel"))]
         mmr_blake2b::merge_const_builder(left, right, out);
