@@ -12,6 +12,18 @@ const TOP: f64 = 78.0;
 const ROW: f64 = 28.0;
 const BAR: f64 = 16.0;
 
+/// Reference lines: the optimization journey's published verifiers (on its own toolchain)
+/// and the computed floor of the reference workload (398 merges at about 1,290 cycles plus
+/// loading the ELF and the witness; docs/hashing.md).
+const REFERENCES: [(&str, u64); 4] = [
+    ("floor, computed: ~521,000", 521_000),
+    ("optimization journey, C: 1,710,518", 1_710_518),
+    ("optimization journey, Rust: 1,836,013", 1_836_013),
+    ("optimization journey, compiled Rust: 2,049,057", 2_049_057),
+];
+/// Height of one reference label line under the axis.
+const REF_LINE: f64 = 14.0;
+
 fn color(group: &str) -> &'static str {
     match group {
         "baseline-verifier" => "#4c72b0",
@@ -60,12 +72,14 @@ pub fn svg(j: &Journey) -> String {
     let top_value = rows
         .iter()
         .map(|r| r.reference_cycles.max(r.sweep.max))
+        .chain(REFERENCES.iter().map(|&(_, v)| v))
         .max()
         .unwrap_or(1);
     let (axis_max, step) = axis(top_value);
     let x = |v: u64| LEFT + (RIGHT - LEFT) * v as f64 / axis_max as f64;
     let plot_bottom = TOP + ROW * rows.len() as f64;
-    let height = plot_bottom + 70.0;
+    let refs_top = plot_bottom + 52.0;
+    let height = refs_top + REF_LINE * REFERENCES.len() as f64 + 36.0;
     let mut s = String::new();
     s.push_str(&format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
@@ -148,6 +162,21 @@ pub fn svg(j: &Journey) -> String {
             x(r.reference_cycles.max(r.sweep.max)) + 6.0,
             cy + 4.0,
             thousands(r.reference_cycles as i64)
+        ));
+    }
+    // Reference lines, dashed over the plot, each labelled on a line of its own below the
+    // axis (their values are too close together to label side by side).
+    for (i, &(label, v)) in REFERENCES.iter().enumerate() {
+        let rx = x(v);
+        let ty = refs_top + REF_LINE * i as f64;
+        s.push_str(&format!(
+            "<line x1=\"{rx:.1}\" y1=\"{:.1}\" x2=\"{rx:.1}\" y2=\"{ty:.1}\" stroke=\"#c44e52\" \
+             stroke-width=\"1\" stroke-dasharray=\"5,4\"/>\n\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#c44e52\">{}</text>\n",
+            TOP - 6.0,
+            rx - 4.0,
+            ty + 4.0,
+            escape(label)
         ));
     }
     // Legend.
