@@ -218,15 +218,32 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
         if (h == h_peak) { /* P2 */
           return CP_ERR_PROOF_OVER_PEAK;
         }
-        uint64_t bit = (uint64_t)1 << h; /* h < h_peak <= 49 */
-        if ((t->first & bit) == 0) {
-          cp_merge(t->buf, t->hash, item); /* t is a left child */
-        } else {
-          cp_merge(t->buf, item, t->hash); /* t is a right child */
+        for (;;) {
+          uint64_t bit = (uint64_t)1 << h; /* h < h_peak <= 49 */
+          if ((t->first & bit) == 0) {
+            cp_merge(t->buf, t->hash, item); /* t is a left child */
+          } else {
+            cp_merge(t->buf, item, t->hash); /* t is a right child */
+          }
+          t->hash = t->buf;
+          t->first &= ~bit;
+          h++;
+          /* Further PROOFs on the same node (the common case) skip the dispatch: 6.1 and
+           * 6.2 hold (bytes remain, rem is unchanged), 6.3 is the opcode and item check, P1
+           * holds (t is still a working node), then P2: the same checks, in the same order. */
+          if (pos == len || payload[pos] != CP_OP_PROOF) {
+            break;
+          }
+          if (len - pos - 1 < CP_ITEM) {
+            return CP_ERR_ITEM_TRUNCATED;
+          }
+          item = payload + pos + 1;
+          pos += 1 + CP_ITEM;
+          if (h == h_peak) {
+            return CP_ERR_PROOF_OVER_PEAK;
+          }
         }
-        t->hash = t->buf;
-        t->first &= ~bit;
-        t->height = h + 1;
+        t->height = h;
         break;
       }
       case CP_OP_PEAK: {
