@@ -7,6 +7,9 @@
 #   ./build.sh journey                      every tuning step as its own binary, one cycle table
 #                                           (ckb-debugger on SEED, min/median/max over
 #                                           JOURNEY_SEEDS=50 seeds in-process; CSV, JSON, SVG)
+#   ./build.sh growth                       cycles and witness bytes against MMR size (2^4..2^40
+#                                           leaves; 1, 10, 100 proved and the most one witness
+#                                           carries): docs/growth.svg, table in performance.md
 #   ./build.sh sweep [--seeds N ...]        the release verifiers on N (200) seeds on 1 and on
 #                                           all cores, in-process; seeds/s and speedup
 #   ./build.sh compare <ref-a> <ref-b>      build both git refs in temporary worktrees, print
@@ -296,6 +299,14 @@ journey() {
     return 0
 }
 
+# Cost against MMR size (cycle-lab growth): honest proofs of synthetic MMRs up to 2^40 leaves,
+# measured in-process on the release verifiers; rewrites docs/growth.svg and the table.
+growth() {
+    build_lab
+    "$LAB" growth --release-dir "$RELEASE" --chart "$ROOT/docs/growth.svg" \
+        --doc "$ROOT/docs/performance.md"
+}
+
 # The release verifiers on many seeds, in-process on 1 and on all cores (cycle-lab sweep).
 sweep() {
     build_lab
@@ -457,6 +468,7 @@ case "${1:-run}" in
     build) deps; build_all ;;
     deps) deps ;;
     journey) deps; build_all; journey ;;
+    growth) deps; build_all; growth ;;
     sweep) deps; build_all; shift; sweep "$@" ;;
     compare) deps; shift; compare "$@" ;;
     flamegraph) deps; build_all; build_lab; shift; flamegraph "$@" ;;

@@ -197,16 +197,5 @@ pub fn readme_table(measured: &[(String, u64, u64)], release_dir: &Path) -> Resu
 
 /// `doc` with the text between the README's cycle-table markers replaced by `table`.
 pub fn splice_readme(doc: &str, table: &str) -> Result<String, String> {
-    let start = doc
-        .find(README_START)
-        .ok_or_else(|| format!("no {README_START} marker"))?;
-    let end = doc
-        .find(README_END)
-        .filter(|&e| e > start)
-        .ok_or_else(|| format!("no {README_END} marker after {README_START}"))?;
-    Ok(format!(
-        "{}{README_START}\n{table}{}",
-        &doc[..start],
-        &doc[end..]
-    ))
+    crate::journey::splice_between(doc, README_START, README_END, table)
 }

@@ -265,15 +265,26 @@ pub const DOC_END: &str = "<!-- journey-table:end -->";
 
 /// `doc` with the text between the journey-table markers replaced by `table`.
 pub fn splice(doc: &str, table: &str) -> Result<String, String> {
+    splice_between(doc, DOC_START, DOC_END, table)
+}
+
+/// `doc` with the text between the markers `start_marker` and `end_marker` replaced by
+/// `table`.
+pub fn splice_between(
+    doc: &str,
+    start_marker: &str,
+    end_marker: &str,
+    table: &str,
+) -> Result<String, String> {
     let start = doc
-        .find(DOC_START)
-        .ok_or_else(|| format!("no {DOC_START} marker"))?;
+        .find(start_marker)
+        .ok_or_else(|| format!("no {start_marker} marker"))?;
     let end = doc
-        .find(DOC_END)
+        .find(end_marker)
         .filter(|&e| e > start)
-        .ok_or_else(|| format!("no {DOC_END} marker after {DOC_START}"))?;
+        .ok_or_else(|| format!("no {end_marker} marker after {start_marker}"))?;
     Ok(format!(
-        "{}{DOC_START}\n{table}{}",
+        "{}{start_marker}\n{table}{}",
         &doc[..start],
         &doc[end..]
     ))

@@ -2,7 +2,7 @@
 
 use cycle_lab::engine::{ProgramSpec, RELEASE_VERIFIERS};
 use cycle_lab::sweep::{self, Progress};
-use cycle_lab::{chart, checksums, gate, journey};
+use cycle_lab::{chart, checksums, gate, growth, journey};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tx_generator::REFERENCE_SEED;
@@ -36,7 +36,12 @@ commands:
   gate       measure the release verifiers on the gate seeds and compare with
              tests/expected-cycles.json; --bless rewrites the file instead (and the cycle
              table in README.md)
-  checksums  print sha256 of the release binaries (sha256sum format); --write FILE";
+  checksums  print sha256 of the release binaries (sha256sum format); --write FILE
+  growth     cycles and witness bytes of the release verifiers on honest proofs of 1, 10, 100
+             leaves and of the largest claim one witness carries, in MMRs of 2^4..2^40 leaves
+               --release-dir D    the binaries (default build/release)
+               --chart FILE       write the SVG chart (e.g. docs/growth.svg)
+               --doc FILE         replace the table between FILE's growth-table markers";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,6 +51,7 @@ fn main() -> ExitCode {
         Some("flamegraph") => cmd_flamegraph(&args[1..]),
         Some("gate") => cmd_gate(&args[1..]),
         Some("checksums") => cmd_checksums(&args[1..]),
+        Some("growth") => cmd_growth(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -300,6 +306,28 @@ fn cmd_journey(args: &[String]) -> Result<(), String> {
     let flat = j.non_decreasing_steps();
     if !flat.is_empty() {
         println!("note: steps that did not lower the reference-seed cycles: {flat:?}");
+    }
+    Ok(())
+}
+
+/// Markers of the growth table in docs/performance.md.
+const GROWTH_START: &str = "<!-- growth-table:start -->";
+const GROWTH_END: &str = "<!-- growth-table:end -->";
+
+fn cmd_growth(args: &[String]) -> Result<(), String> {
+    let o = Opts::parse(args, &[])?;
+    let dir = PathBuf::from(o.get("--release-dir").unwrap_or("build/release"));
+    let g = growth::measure(&release_specs(&dir)?)?;
+    let table = g.markdown();
+    print!("{table}");
+    if let Some(path) = o.get("--chart") {
+        write(Path::new(path), &g.svg())?;
+    }
+    if let Some(path) = o.get("--doc") {
+        let doc = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let doc = journey::splice_between(&doc, GROWTH_START, GROWTH_END, &table)
+            .map_err(|e| format!("{path}: {e}"))?;
+        write(Path::new(path), &doc)?;
     }
     Ok(())
 }
