@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { SignerCkbPrivateKey, hashCkb, hexFrom, type Hex } from "@ckb-ccc/core";
 import {
   Mmr,
+  SHANNONS_PER_CKB,
   commit,
   devChainClient,
   lockCell,
@@ -21,6 +22,9 @@ import {
 import { lockAndSpend } from "../examples/lock-and-spend.js";
 import { ownerMode } from "../examples/owner.js";
 import { VERIFIERS, deploy, startDevChain, type DevChain } from "./devnet.js";
+import { vectors } from "./repo.js";
+
+const hexToBytes = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), "hex"));
 
 const skip = process.env.MMR_LOCK_NO_CHAIN === "1" ? "MMR_LOCK_NO_CHAIN=1" : false;
 
@@ -56,6 +60,13 @@ describe("on a local CKB dev chain", { skip, timeout: 900_000 }, () => {
       const expected = witness(payload(Mmr.from(ls).proof([1]), v.format));
       assert.equal(tx.transaction.witnesses[0], hexFrom(expected), "witness 0 is the proof");
       assert.equal((await rpc<RpcTx>(chain.rpcUrl, "get_transaction", [locked])).tx_status.status, "committed");
+      // The fee was completed after the witness was set: at 1,000 shannons/KB it is exactly
+      // the serialized size (+4), proof included, taken from the 100-CKB cell.
+      const client = await devChainClient(chain.rpcUrl);
+      const sent = (await client.getTransaction(spent))!.transaction;
+      const fee = 100n * SHANNONS_PER_CKB - sent.outputs[0].capacity;
+      assert.equal(fee, BigInt(sent.toBytes().length + 4));
+      assert.ok(fee > BigInt(expected.length), `fee ${fee} covers the ${expected.length}-byte witness`);
     });
 
     test(`${name}: owner mode, locked and spent with the owner's signed input, committed`, async () => {
@@ -66,6 +77,26 @@ describe("on a local CKB dev chain", { skip, timeout: 900_000 }, () => {
       assert.equal(tx.transaction.inputs.length, 2, "the MMR cell and the owner's cell");
     });
   }
+
+  test("the reference seed (2520 leaves, 76 proved): spent with each verifier, fee from the size", async (t) => {
+    const [ref] = vectors(["--reference"]);
+    const mmr = Mmr.from(ref.leaves!);
+    const client = await devChainClient(chain.rpcUrl);
+    const signer = new SignerCkbPrivateKey(client, chain.devKey);
+    for (const [name] of VERIFIERS) {
+      const v = verifiers.get(name)!;
+      const locked = await lockCell(signer, v, { mmr });
+      await commit(chain.rpcUrl, locked.txHash);
+      const spent = await spendCell(signer, v, { cell: locked.outPoint, proof: { mmr, indexes: ref.indexes } });
+      await commit(chain.rpcUrl, spent);
+      const tx = (await client.getTransaction(spent))!.transaction;
+      assert.equal(tx.witnesses[0], hexFrom(witness(v.format === "compiled" ? hexToBytes(ref.compiled) : hexToBytes(ref.baseline))));
+      const fee = 100n * SHANNONS_PER_CKB - tx.outputs[0].capacity;
+      assert.equal(fee, BigInt(tx.toBytes().length + 4), `${name}: fee ${fee}`);
+      const cycles = (await rpc<{ cycles: Hex | null }>(chain.rpcUrl, "get_transaction", [spent])).cycles;
+      t.diagnostic(`${name}: ${tx.toBytes().length}-byte spend, fee ${fee} shannons, ${BigInt(cycles ?? "0x0")} cycles`);
+    }
+  });
 
   test("forged spends are refused with the lock's exit code", async () => {
     const client = await devChainClient(chain.rpcUrl);
