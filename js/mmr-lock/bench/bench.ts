@@ -63,6 +63,8 @@ function reference(): void {
 
 function million(): void {
   console.log(`${LEAVES.toLocaleString("en")}-leaf MMR:`);
+  gc();
+  const start = process.memoryUsage();
   // The leaves (merge(i, 0), 32 bytes each) are made before the clock starts.
   const data = new Uint8Array(32 * LEAVES);
   const word = new Uint8Array(32);
@@ -95,10 +97,10 @@ function million(): void {
   console.log(`  root: ${rootMs.toFixed(3)} ms (${hexFrom(root)})`);
   console.log(`  proof of 100 leaves: ${proofMs.toFixed(3)} ms, ${proof.items.length} items; compiled payload: ${payloadMs.toFixed(3)} ms, ${payload.length} bytes`);
   console.log(
-    `  memory: ${mib(mmr.mmrSize * 32)} of nodes; process RSS ${mib(after.rss)} at the end ` +
-      `(${mib(before.rss)} before the MMR, with the 1M input leaves); after a GC, which frees ` +
-      `the input leaves: array buffers ${mib(settled.arrayBuffers)} (the MMR's doubling buffer), ` +
-      `JS heap ${mib(settled.heapUsed)}`,
+    `  memory: ${mib(mmr.mmrSize * 32)} of nodes in a ${mib(mmr.bufferBytes)} buffer (array buffers ` +
+      `${mib(settled.arrayBuffers)} after a GC that freed the input leaves); RSS ${mib(start.rss)} at the start, ` +
+      `${mib(before.rss)} with the input leaves (${mib(32 * LEAVES)}), ${mib(after.rss)} after, ` +
+      `peak ${mib(process.resourceUsage().maxRSS * 1024)}; JS heap ${mib(settled.heapUsed)}`,
   );
 }
 

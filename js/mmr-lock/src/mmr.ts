@@ -96,6 +96,11 @@ export class Mmr {
     return this.size;
   }
 
+  /** Bytes reserved for nodes (32 per position; the buffer doubles as it fills). */
+  get bufferBytes(): number {
+    return this.nodes.length;
+  }
+
   /** Appends a 32-byte leaf; returns its leaf index. Throws BAD_LENGTH for other lengths. */
   append(leaf: BytesLike): number {
     const value =
