@@ -78,6 +78,13 @@ describe("on a local CKB dev chain", { skip, timeout: 900_000 }, () => {
     });
   }
 
+  test("a verifier deployed with a type id (hash_type type): locked and spent, plain and owner mode", async () => {
+    const v = deploy(chain, "c-verifier", "compiled", true);
+    assert.equal(v.hashType, "type");
+    await lockAndSpend(chain.rpcUrl, chain.devKey, v, leaves("type id", 9));
+    await ownerMode(chain.rpcUrl, chain.devKey, chain.ownerKey, v, leaves("type id owner", 3));
+  });
+
   test("the reference seed (2520 leaves, 76 proved): spent with each verifier, fee from the size", async (t) => {
     const [ref] = vectors(["--reference"]);
     const mmr = Mmr.from(ref.leaves!);

@@ -97,15 +97,24 @@ export const VERIFIERS: [string, Format][] = [
   ["compiled-verifier", "compiled"],
 ];
 
-/** Deploys build/release/NAME with `ckb-devnet deploy` (data2) and describes it as a Verifier. */
-export function deploy(chain: DevChain, name: string, format: Format): Verifier {
+/** Deploys build/release/NAME with `ckb-devnet deploy` (data2, or a type id) and describes it
+ * as a Verifier. */
+export function deploy(chain: DevChain, name: string, format: Format, typeId = false): Verifier {
   const binary = path.join(REPO, "build", "release", name);
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run ./build.sh build first`);
   const out = execFileSync(
     cargoBinary("devnet", "ckb-devnet"),
-    ["deploy", binary, "--rpc", chain.rpcUrl, "--key", chain.devKeyFile, "--json"],
+    ["deploy", binary, "--rpc", chain.rpcUrl, "--key", chain.devKeyFile, "--json", ...(typeId ? ["--type-id"] : [])],
     { cwd: REPO, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
-  const d = JSON.parse(out.trim().split("\n").pop()!) as { tx_hash: Hex; index: number; data_hash: Hex };
-  return { outPoint: { txHash: d.tx_hash, index: d.index }, codeHash: d.data_hash, hashType: "data2", format };
+  const d = JSON.parse(out.trim().split("\n").pop()!) as {
+    tx_hash: Hex;
+    index: number;
+    data_hash: Hex;
+    type_hash: Hex | null;
+  };
+  const outPoint = { txHash: d.tx_hash, index: d.index };
+  if (!typeId) return { outPoint, codeHash: d.data_hash, hashType: "data2", format };
+  if (d.type_hash === null) throw new Error(`ckb-devnet deploy --type-id gave no type_hash: ${out}`);
+  return { outPoint, codeHash: d.type_hash, hashType: "type", format };
 }
