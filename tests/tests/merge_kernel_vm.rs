@@ -4,13 +4,8 @@
 //! memory-to-memory entry and 25,128 merges chained in registers, and compares each with the
 //! hash blake2b-rs computed here, carried in the witness. Run after `./build.sh build`.
 
-use ckb_testtool::ckb_types::{
-    bytes::Bytes,
-    core::{ScriptHashType, TransactionBuilder},
-    packed::{CellInput, CellOutput},
-    prelude::*,
-};
-use ckb_testtool::context::Context;
+mod merge_bench_tx;
+
 use mmr_blake2b::check_inputs;
 
 const SEED: u64 = 0x6d6d_722d_6b65_726e;
@@ -32,35 +27,10 @@ fn expected(count: u32, seed: u64) -> Vec<u8> {
 
 /// Runs the check; `Ok(cycles)` or the exit code.
 fn run(count: u32, seed: u64, witness: Vec<u8>) -> Result<u64, i8> {
-    let path = tests::release_dir().join("../bench/merge-bench");
-    let binary: Bytes = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; run ./build.sh build", path.display()))
-        .into();
-    let mut context = Context::default();
-    let out_point = context.deploy_cell(binary);
     let mut args = vec![6u8];
     args.extend_from_slice(&count.to_le_bytes());
     args.extend_from_slice(&seed.to_le_bytes());
-    let lock = context
-        .build_script_with_hash_type(&out_point, ScriptHashType::Data2, args.into())
-        .unwrap();
-    let cell = context.create_cell(
-        CellOutput::new_builder()
-            .capacity(100_000_000_000u64)
-            .lock(lock.clone())
-            .build(),
-        Bytes::new(),
-    );
-    let tx = TransactionBuilder::default()
-        .input(CellInput::new_builder().previous_output(cell).build())
-        .output(CellOutput::new_builder().capacity(1_000u64).lock(lock).build())
-        .output_data(Bytes::new().pack())
-        .witness(Bytes::from(witness).pack())
-        .build();
-    let tx = context.complete_tx(tx);
-    context
-        .verify_tx(&tx, 1_000_000_000)
-        .map_err(|e| tests::exit_code(&e.to_string()))
+    merge_bench_tx::run(args, Some(witness), 1_000_000_000)
 }
 
 #[test]
