@@ -20,7 +20,7 @@ import {
   type Signer,
 } from "@ckb-ccc/core";
 import { MmrLockError } from "./errors.js";
-import { lockArgs, payload, witnessArgs, type Format, type Mode } from "./lock.js";
+import { lockArgs, parseLockArgs, payload, witnessArgs, type Format, type Mode } from "./lock.js";
 import { bytes32, type Mmr, type MmrProof } from "./mmr.js";
 
 /** A deployed verifier: its code cell and how scripts reference it. */
@@ -44,9 +44,7 @@ export const SHANNONS_PER_CKB = 100_000_000n;
 /** The MMR lock script for `args` (from [`lockArgs`]). */
 export function mmrLockScript(verifier: Verifier, args: BytesLike): Script {
   const bytes = bytesFrom(args);
-  if (bytes.length !== 40 && !(bytes.length === 41 && bytes[40] === 0x01)) {
-    throw new MmrLockError("BAD_ARGS", `MMR lock args are 40 or 41 bytes, got ${bytes.length}`);
-  }
+  parseLockArgs(bytes);
   if ((verifier.hashType as string) === "data") {
     throw new MmrLockError(
       "BAD_ARGS",

@@ -11,6 +11,8 @@ import {
   leafCountOf,
   lockArgs,
   parseLockArgs,
+  lockCell,
+  mmrLockScript,
   positionToLeafIndex,
   spendCell,
   type MmrLockErrorCode,
@@ -100,6 +102,13 @@ test("spendCell with bad indexes sends nothing; with good ones it does reach the
       spendCell(signer, verifier, { cell, proof: { mmr, indexes: [1] }, owner: true }),
       /OwnerNotFound|not one of the proved leaves/,
     );
+    // Locking: a capacity below the occupied 81 CKB, or hash_type data, is refused first too.
+    await assert.rejects(lockCell(signer, verifier, { mmr, capacity: 80n * 100_000_000n }), /below the cell's occupied capacity 8100000000/);
+    await assert.rejects(
+      lockCell(signer, { ...verifier, hashType: "data" as "data2" }, { mmr }),
+      /runs VM version 0/,
+    );
+    refused(() => mmrLockScript(verifier, new Uint8Array(39)), "BAD_ARGS", /got 39 bytes/);
     assert.deepEqual(requests, [], "a refused input must not reach the node");
     // The same call with valid indexes does try the node (so the check above can fail).
     await assert.rejects(spendCell(signer, verifier, { cell, proof: { mmr, indexes: [1] } }));
