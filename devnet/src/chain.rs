@@ -42,8 +42,12 @@ impl Chain {
             .and_then(|t| t.inner.outputs.get(1))
             .ok_or_else(|| bad("the sighash_all cell (tx 0, output 1)"))?;
         let sighash_type: Option<packed::Script> = sighash_cell.type_.clone().map(Into::into);
-        if sighash_type.map(|t| crate::bytes32(&t.calc_script_hash())) != Some(SECP256K1_BLAKE160_CODE_HASH) {
-            return Err(bad("the secp256k1_blake160_sighash_all type id at tx 0 output 1"));
+        if sighash_type.map(|t| crate::bytes32(&t.calc_script_hash()))
+            != Some(SECP256K1_BLAKE160_CODE_HASH)
+        {
+            return Err(bad(
+                "the secp256k1_blake160_sighash_all type id at tx 0 output 1",
+            ));
         }
         let dep_group_tx = txs.get(1).ok_or_else(|| bad("the dep group transaction"))?;
         let sighash_dep = packed::CellDep::new_builder()
@@ -106,7 +110,9 @@ impl Chain {
                     })
                 }
                 None if start.elapsed() > Duration::from_secs(30) => {
-                    return Err(Error::NotFound(format!("the node forgot transaction {hash:#x}")))
+                    return Err(Error::NotFound(format!(
+                        "the node forgot transaction {hash:#x}"
+                    )))
                 }
                 _ => {}
             }
@@ -141,7 +147,9 @@ impl Chain {
         let start = Instant::now();
         while self.rpc.indexer_tip()?.unwrap_or(0) < tip {
             if start.elapsed() > Duration::from_secs(60) {
-                return Err(Error::Timeout("the indexer did not reach the chain's tip".into()));
+                return Err(Error::Timeout(
+                    "the indexer did not reach the chain's tip".into(),
+                ));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -149,9 +157,11 @@ impl Chain {
     }
 }
 
-/// Progress goes to standard error, one line a step, so standard output stays the result.
+/// Progress goes to standard error, one line a step, so standard output stays the result. A
+/// closed standard error (a reader that went away) must not stop the work.
 pub fn progress(line: &str) {
+    use std::io::Write;
     if std::env::var_os("CKB_DEVNET_QUIET").is_none() {
-        eprintln!("ckb-devnet: {line}");
+        let _ = writeln!(std::io::stderr(), "ckb-devnet: {line}");
     }
 }

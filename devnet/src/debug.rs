@@ -25,7 +25,12 @@ impl Resolver<'_> {
                 .rpc
                 .transaction(&H256(hash))?
                 .and_then(|t| t.tx)
-                .ok_or_else(|| Error::NotFound(format!("transaction {} (a cell's origin)", tx_generator::hex(&hash))))?;
+                .ok_or_else(|| {
+                    Error::NotFound(format!(
+                        "transaction {} (a cell's origin)",
+                        tx_generator::hex(&hash)
+                    ))
+                })?;
             self.txs.insert(hash, tx);
         }
         let tx = &self.txs[&hash];
@@ -34,7 +39,10 @@ impl Resolver<'_> {
         let data = tx.raw().outputs_data().get(index as usize);
         match (output, data) {
             (Some(o), Some(d)) => Ok((o, d.raw_data().to_vec())),
-            _ => Err(Error::NotFound(format!("output {index} of {}", tx_generator::hex(&hash)))),
+            _ => Err(Error::NotFound(format!(
+                "output {index} of {}",
+                tx_generator::hex(&hash)
+            ))),
         }
     }
 }
@@ -50,26 +58,49 @@ fn mock_cell(key: &str, value: Value, output: packed::CellOutput, data: &[u8]) -
 
 /// The ckb-debugger mock transaction (`ReprMockTransaction` JSON) for `tx`, from the node.
 pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
-    let mut resolver = Resolver { rpc, txs: HashMap::new() };
+    let mut resolver = Resolver {
+        rpc,
+        txs: HashMap::new(),
+    };
     let raw = tx.raw();
     let mut inputs = Vec::new();
     for input in raw.inputs() {
         let (output, data) = resolver.cell(&input.previous_output())?;
-        inputs.push(mock_cell("input", serde_json::to_value(json::CellInput::from(input)).expect("json"), output, &data));
+        inputs.push(mock_cell(
+            "input",
+            serde_json::to_value(json::CellInput::from(input)).expect("json"),
+            output,
+            &data,
+        ));
     }
     let mut deps = Vec::new();
     for dep in raw.cell_deps() {
         let (output, data) = resolver.cell(&dep.out_point())?;
         if dep.dep_type() == DepType::DepGroup.into() {
-            let members = packed::OutPointVec::from_slice(&data)
-                .map_err(|e| Error::Rpc { method: "get_transaction".into(), message: format!("a dep group's data is not out points: {e}") })?;
+            let members = packed::OutPointVec::from_slice(&data).map_err(|e| Error::Rpc {
+                method: "get_transaction".into(),
+                message: format!("a dep group's data is not out points: {e}"),
+            })?;
             for member in members {
                 let (o, d) = resolver.cell(&member)?;
-                let code = packed::CellDep::new_builder().out_point(member).dep_type(DepType::Code).build();
-                deps.push(mock_cell("cell_dep", serde_json::to_value(json::CellDep::from(code)).expect("json"), o, &d));
+                let code = packed::CellDep::new_builder()
+                    .out_point(member)
+                    .dep_type(DepType::Code)
+                    .build();
+                deps.push(mock_cell(
+                    "cell_dep",
+                    serde_json::to_value(json::CellDep::from(code)).expect("json"),
+                    o,
+                    &d,
+                ));
             }
         }
-        deps.push(mock_cell("cell_dep", serde_json::to_value(json::CellDep::from(dep)).expect("json"), output, &data));
+        deps.push(mock_cell(
+            "cell_dep",
+            serde_json::to_value(json::CellDep::from(dep)).expect("json"),
+            output,
+            &data,
+        ));
     }
     let mut headers = Vec::new();
     for hash in raw.header_deps() {
@@ -97,9 +128,15 @@ pub fn script_groups(mock: &Value) -> Vec<(&'static str, &'static str, usize, [u
     let mut groups: Vec<(&'static str, &'static str, usize, [u8; 32])> = Vec::new();
     let script_hash = |s: &Value| -> Option<[u8; 32]> {
         let script: json::Script = serde_json::from_value(s.clone()).ok()?;
-        Some(crate::bytes32(&packed::Script::from(script).calc_script_hash()))
+        Some(crate::bytes32(
+            &packed::Script::from(script).calc_script_hash(),
+        ))
     };
-    let inputs = mock.pointer("/mock_info/inputs").and_then(Value::as_array).cloned().unwrap_or_default();
+    let inputs = mock
+        .pointer("/mock_info/inputs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (i, input) in inputs.iter().enumerate() {
         if let Some(h) = script_hash(&input["output"]["lock"]) {
             if !groups.iter().any(|g| g.0 == "lock" && g.3 == h) {
@@ -107,7 +144,11 @@ pub fn script_groups(mock: &Value) -> Vec<(&'static str, &'static str, usize, [u
             }
         }
     }
-    let outputs = mock.pointer("/tx/outputs").and_then(Value::as_array).cloned().unwrap_or_default();
+    let outputs = mock
+        .pointer("/tx/outputs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let types = inputs
         .iter()
         .map(|c| ("input", &c["output"]["type"]))
@@ -132,7 +173,10 @@ pub fn script_groups(mock: &Value) -> Vec<(&'static str, &'static str, usize, [u
 pub fn debug(rpc: &Rpc, tx: &packed::Transaction, file: &Path) -> Result<Vec<GroupRun>> {
     let mock = mock_transaction(rpc, tx)?;
     let text = serde_json::to_string_pretty(&mock).expect("json");
-    std::fs::write(file, text).map_err(|e| Error::File { path: file.display().to_string(), reason: e.to_string() })?;
+    std::fs::write(file, text).map_err(|e| Error::File {
+        path: file.display().to_string(),
+        reason: e.to_string(),
+    })?;
     Ok(script_groups(&mock)
         .into_iter()
         .map(|(group_type, cell_type, index, script_hash)| GroupRun {

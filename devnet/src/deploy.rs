@@ -133,7 +133,11 @@ pub fn find_own(wallet: &Wallet, binary: &[u8], type_id: bool) -> Result<Option<
         if cell.data.as_deref().map(ckb_hash::blake2b_256) != Some(data_hash) {
             continue;
         }
-        let code = match (type_args_of(&cell.output), type_id, cell.output.type_().is_none()) {
+        let code = match (
+            type_args_of(&cell.output),
+            type_id,
+            cell.output.type_().is_none(),
+        ) {
             (Some(args), true, _) => CodeRef::TypeId { args },
             (None, false, true) => CodeRef::Data2 { data_hash },
             _ => continue,
@@ -214,9 +218,16 @@ pub fn find_type_id(wallet: &Wallet, args: [u8; 32]) -> Result<Deployment> {
 }
 
 /// A data2 deployment at a known out point, checked to hold `binary`.
-pub fn at_out_point(wallet: &Wallet, out_point: packed::OutPoint, binary: &[u8]) -> Result<Deployment> {
+pub fn at_out_point(
+    wallet: &Wallet,
+    out_point: packed::OutPoint,
+    binary: &[u8],
+) -> Result<Deployment> {
     let (output, data) = wallet.chain.rpc.live_cell(&out_point)?.ok_or_else(|| {
-        Error::NotFound(format!("no live cell at {}", crate::out_point_text(&out_point)))
+        Error::NotFound(format!(
+            "no live cell at {}",
+            crate::out_point_text(&out_point)
+        ))
     })?;
     let data_hash = ckb_hash::blake2b_256(&data);
     if data_hash != ckb_hash::blake2b_256(binary) {
@@ -249,15 +260,26 @@ pub fn upgrade(wallet: &Wallet, args: [u8; 32], binary: &[u8]) -> Result<Deploym
             "the type id cell is not locked by this key: only its owner can upgrade it".into(),
         ));
     }
-    let output = exact_output(wallet.key.lock(), current.output.type_().to_opt(), binary.len());
-    debug_assert_eq!(occupied(&output, binary.len()), Unpack::<u64>::unpack(&output.capacity()));
+    let output = exact_output(
+        wallet.key.lock(),
+        current.output.type_().to_opt(),
+        binary.len(),
+    );
+    debug_assert_eq!(
+        occupied(&output, binary.len()),
+        Unpack::<u64>::unpack(&output.capacity())
+    );
     let draft = Draft {
         inputs: vec![(current.out_point.clone(), current.output.clone())],
         outputs: vec![(output, Bytes::copy_from_slice(binary))],
         ..Draft::default()
     };
     let built = wallet.complete(draft, Pay::Wallet { min_inputs: 0 })?;
-    progress(&format!("upgrading type id {} to {} bytes", tx_generator::hex(&args), binary.len()));
+    progress(&format!(
+        "upgrading type id {} to {} bytes",
+        tx_generator::hex(&args),
+        binary.len()
+    ));
     let hash = wallet.chain.send_and_commit(&built.tx)?;
     Ok(Deployment {
         out_point: packed::OutPoint::new(hash.pack(), 0),

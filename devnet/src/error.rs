@@ -65,17 +65,25 @@ impl Error {
 
 /// CKB amounts in shannons, printed as CKB.
 pub fn ckb(shannons: u64) -> String {
-    format!("{}.{:08} CKB", shannons / 100_000_000, shannons % 100_000_000)
+    format!(
+        "{}.{:08} CKB",
+        shannons / 100_000_000,
+        shannons % 100_000_000
+    )
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Usage(m) => write!(f, "{m}"),
-            Error::Unreachable { url, reason } => write!(f, "cannot reach the node at {url}: {reason}"),
+            Error::Unreachable { url, reason } => {
+                write!(f, "cannot reach the node at {url}: {reason}")
+            }
             Error::Rpc { method, message } => write!(f, "RPC {method} failed: {message}"),
             Error::File { path, reason } => write!(f, "cannot read {path}: {reason}"),
-            Error::BadKey { path, reason } => write!(f, "{path} is not a private key file: {reason}"),
+            Error::BadKey { path, reason } => {
+                write!(f, "{path} is not a private key file: {reason}")
+            }
             Error::Capacity { needed, available } => write!(
                 f,
                 "not enough capacity: the transaction needs {} and the key's plain cells hold {}",
@@ -88,10 +96,19 @@ impl fmt::Display for Error {
                 f,
                 "the node is on mainnet (chain \"ckb\"): pass --allow-mainnet to really send there"
             ),
-            Error::Refused { code: Some(c), message } => {
-                write!(f, "the node refused the transaction: script exit code {c} ({message})")
+            Error::Refused {
+                code: Some(c),
+                message,
+            } => {
+                write!(
+                    f,
+                    "the node refused the transaction: script exit code {c} ({message})"
+                )
             }
-            Error::Refused { code: None, message } => {
+            Error::Refused {
+                code: None,
+                message,
+            } => {
                 write!(f, "the node refused the transaction: {message}")
             }
             Error::NotFound(m) => write!(f, "not found: {m}"),

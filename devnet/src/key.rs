@@ -23,7 +23,11 @@ pub struct Key {
 
 impl fmt::Debug for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Key {{ blake160: {} }}", tx_generator::hex(&self.blake160))
+        write!(
+            f,
+            "Key {{ blake160: {} }}",
+            tx_generator::hex(&self.blake160)
+        )
     }
 }
 
@@ -89,8 +93,8 @@ impl Key {
         while witnesses.len() <= first {
             witnesses.push(packed::Bytes::default());
         }
-        let args = packed::WitnessArgs::from_slice(&witnesses[first].raw_data())
-            .unwrap_or_default();
+        let args =
+            packed::WitnessArgs::from_slice(&witnesses[first].raw_data()).unwrap_or_default();
         let placeholder = args
             .clone()
             .as_builder()
@@ -133,14 +137,26 @@ mod tests {
     fn dev_keys_match_the_dev_spec_lock_args() {
         // specs/dev.toml names these lock args for the two genesis keys.
         let k = Key::from_hex(DEV_KEY).unwrap();
-        assert_eq!(tx_generator::hex(&k.blake160), "0xc8328aabcd9b9e8e64fbc566c4385c3bdeb219d7");
+        assert_eq!(
+            tx_generator::hex(&k.blake160),
+            "0xc8328aabcd9b9e8e64fbc566c4385c3bdeb219d7"
+        );
         let k2 = Key::from_hex(&format!("0x{DEV_KEY_2}\n")).unwrap();
-        assert_eq!(tx_generator::hex(&k2.blake160), "0x470dcdc5e44064909650113a274b3b36aecb6dc7");
+        assert_eq!(
+            tx_generator::hex(&k2.blake160),
+            "0x470dcdc5e44064909650113a274b3b36aecb6dc7"
+        );
     }
 
     #[test]
     fn rejects_what_is_not_a_key_without_quoting_it() {
-        for bad in ["", "0x12", &"zz".repeat(32), &"00".repeat(32), &"ff".repeat(32)] {
+        for bad in [
+            "",
+            "0x12",
+            &"zz".repeat(32),
+            &"00".repeat(32),
+            &"ff".repeat(32),
+        ] {
             let err = Key::from_hex(bad).unwrap_err();
             assert!(bad.len() < 8 || !err.contains(bad), "{err}");
         }

@@ -56,11 +56,21 @@ struct Args {
     flags: Vec<String>,
 }
 
-const FLAGS: &[&str] = &["--type-id-new", "--owner", "--json", "--no-generate", "--allow-mainnet"];
+const FLAGS: &[&str] = &[
+    "--type-id-new",
+    "--owner",
+    "--json",
+    "--no-generate",
+    "--allow-mainnet",
+];
 
 impl Args {
     fn parse(raw: &[String], allowed: &[&str]) -> Result<Args> {
-        let mut a = Args { positional: Vec::new(), values: Vec::new(), flags: Vec::new() };
+        let mut a = Args {
+            positional: Vec::new(),
+            values: Vec::new(),
+            flags: Vec::new(),
+        };
         let mut it = raw.iter();
         while let Some(arg) = it.next() {
             if !arg.starts_with("--") {
@@ -68,12 +78,16 @@ impl Args {
                 continue;
             }
             if !allowed.contains(&arg.as_str()) {
-                return Err(Error::Usage(format!("unknown option {arg} for this command\n\n{USAGE}")));
+                return Err(Error::Usage(format!(
+                    "unknown option {arg} for this command\n\n{USAGE}"
+                )));
             }
             if FLAGS.contains(&arg.as_str()) {
                 a.flags.push(arg.clone());
             } else {
-                let v = it.next().ok_or_else(|| Error::Usage(format!("{arg} needs a value")))?;
+                let v = it
+                    .next()
+                    .ok_or_else(|| Error::Usage(format!("{arg} needs a value")))?;
                 a.values.push((arg.clone(), v.clone()));
             }
         }
@@ -81,11 +95,16 @@ impl Args {
     }
 
     fn value(&self, name: &str) -> Option<&str> {
-        self.values.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.values
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     fn required(&self, name: &str) -> Result<&str> {
-        self.value(name).ok_or_else(|| Error::Usage(format!("this command needs {name}")))
+        self.value(name)
+            .ok_or_else(|| Error::Usage(format!("this command needs {name}")))
     }
 
     fn flag(&self, name: &str) -> bool {
@@ -97,7 +116,14 @@ impl Args {
     }
 }
 
-const CLIENT: &[&str] = &["--rpc", "--key", "--fee-rate", "--json", "--no-generate", "--allow-mainnet"];
+const CLIENT: &[&str] = &[
+    "--rpc",
+    "--key",
+    "--fee-rate",
+    "--json",
+    "--no-generate",
+    "--allow-mainnet",
+];
 
 fn options(extra: &[&'static str]) -> Vec<&'static str> {
     CLIENT.iter().chain(extra).copied().collect()
@@ -107,7 +133,11 @@ fn options(extra: &[&'static str]) -> Vec<&'static str> {
 fn connect(a: &Args) -> Result<(Chain, Key, u64)> {
     let key = Key::from_file(a.required("--key")?)?;
     let fee_rate = match a.value("--fee-rate") {
-        Some(v) => v.parse().map_err(|_| Error::Usage(format!("--fee-rate takes shannons per 1,000 bytes, got {v:?}")))?,
+        Some(v) => v.parse().map_err(|_| {
+            Error::Usage(format!(
+                "--fee-rate takes shannons per 1,000 bytes, got {v:?}"
+            ))
+        })?,
         None => DEFAULT_FEE_RATE,
     };
     let mut chain = Chain::connect(a.required("--rpc")?, a.flag("--allow-mainnet"))?;
@@ -138,22 +168,41 @@ fn code_ref(a: &Args) -> Result<(CodeRef, Option<Vec<u8>>)> {
     match (a.value("--verifier"), a.value("--type-id")) {
         (Some(path), None) => {
             let binary = deploy::read_binary(path)?;
-            Ok((CodeRef::Data2 { data_hash: ckb_hash::blake2b_256(&binary) }, Some(binary)))
+            Ok((
+                CodeRef::Data2 {
+                    data_hash: ckb_hash::blake2b_256(&binary),
+                },
+                Some(binary),
+            ))
         }
-        (None, Some(args)) => Ok((CodeRef::TypeId { args: parse_hash("--type-id", args)? }, None)),
-        _ => Err(Error::Usage("give the verifier as --verifier BINARY or --type-id ARGS (one of them)".into())),
+        (None, Some(args)) => Ok((
+            CodeRef::TypeId {
+                args: parse_hash("--type-id", args)?,
+            },
+            None,
+        )),
+        _ => Err(Error::Usage(
+            "give the verifier as --verifier BINARY or --type-id ARGS (one of them)".into(),
+        )),
     }
 }
 
 fn format_of(a: &Args) -> Result<Format> {
     if let Some(f) = a.value("--format") {
-        return Format::from_name(f).ok_or_else(|| Error::Usage(format!("--format is baseline or compiled, got {f:?}")));
+        return Format::from_name(f)
+            .ok_or_else(|| Error::Usage(format!("--format is baseline or compiled, got {f:?}")));
     }
     // The baseline verifier reads its own payload; the C and compiled verifiers share one.
     let baseline = a.value("--verifier").is_some_and(|v| {
-        Path::new(v).file_name().is_some_and(|n| n.to_string_lossy().contains("baseline"))
+        Path::new(v)
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().contains("baseline"))
     });
-    Ok(if baseline { Format::Baseline } else { Format::Compiled })
+    Ok(if baseline {
+        Format::Baseline
+    } else {
+        Format::Compiled
+    })
 }
 
 fn mode_of(a: &Args) -> Mode {
@@ -184,7 +233,16 @@ fn cmd_deploy(raw: &[String]) -> Result<()> {
 }
 
 fn cmd_lock(raw: &[String]) -> Result<()> {
-    let a = Args::parse(raw, &options(&["--leaves", "--verifier", "--type-id", "--owner", "--capacity"]))?;
+    let a = Args::parse(
+        raw,
+        &options(&[
+            "--leaves",
+            "--verifier",
+            "--type-id",
+            "--owner",
+            "--capacity",
+        ]),
+    )?;
     let leaves_path = a.required("--leaves")?;
     let leaves = mmr_cell::read_leaves(leaves_path)?;
     let (code, _) = code_ref(&a)?;
@@ -223,7 +281,17 @@ fn cmd_lock(raw: &[String]) -> Result<()> {
 fn cmd_spend(raw: &[String]) -> Result<()> {
     let a = Args::parse(
         raw,
-        &options(&["--leaves", "--index", "--verifier", "--type-id", "--code-dep", "--format", "--owner", "--cell", "--save-tx"]),
+        &options(&[
+            "--leaves",
+            "--index",
+            "--verifier",
+            "--type-id",
+            "--code-dep",
+            "--format",
+            "--owner",
+            "--cell",
+            "--save-tx",
+        ]),
     )?;
     let leaves = mmr_cell::read_leaves(a.required("--leaves")?)?;
     let indexes = tx_generator::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
@@ -241,18 +309,30 @@ fn cmd_spend(raw: &[String]) -> Result<()> {
     let deployment = match (&code, binary, code_dep) {
         (CodeRef::TypeId { args }, _, _) => deploy::find_type_id(&wallet, *args)?,
         (CodeRef::Data2 { .. }, Some(b), Some(op)) => deploy::at_out_point(&wallet, op, &b)?,
-        (CodeRef::Data2 { .. }, Some(b), None) => deploy::find_own(&wallet, &b, false)?.ok_or_else(|| {
-            Error::NotFound("no deployment of this binary among the key's cells: pass --code-dep TX:INDEX".into())
-        })?,
+        (CodeRef::Data2 { .. }, Some(b), None) => deploy::find_own(&wallet, &b, false)?
+            .ok_or_else(|| {
+                Error::NotFound(
+                    "no deployment of this binary among the key's cells: pass --code-dep TX:INDEX"
+                        .into(),
+                )
+            })?,
         (CodeRef::Data2 { .. }, None, _) => unreachable!("a data2 reference comes with its binary"),
     };
     let lock = mmr_cell::lock_script(&code, &w, mode);
     let cells = mmr_cell::find_locked(&wallet, &lock)?;
     let cell = match cell_at {
-        Some(op) => cells.into_iter().find(|c| c.out_point.as_slice() == op.as_slice()),
+        Some(op) => cells
+            .into_iter()
+            .find(|c| c.out_point.as_slice() == op.as_slice()),
         None => cells.into_iter().next(),
     }
-    .ok_or_else(|| Error::NotFound(format!("no live cell locked by {} (args {})", hex(lock.calc_script_hash().as_slice()), hex(&w.lock_args_for(mode)))))?;
+    .ok_or_else(|| {
+        Error::NotFound(format!(
+            "no live cell locked by {} (args {})",
+            hex(lock.calc_script_hash().as_slice()),
+            hex(&w.lock_args_for(mode))
+        ))
+    })?;
     let spend = Spend::new(cell.clone(), deployment, &w, format, mode)?;
     let built = spend.build(&wallet)?;
     if let Some(path) = a.value("--save-tx") {
@@ -275,28 +355,53 @@ fn cmd_spend(raw: &[String]) -> Result<()> {
 }
 
 fn save_tx(path: &str, tx: &packed::Transaction) -> Result<()> {
-    let text = serde_json::to_string_pretty(&ckb_jsonrpc_types::Transaction::from(tx.clone())).expect("json");
-    std::fs::write(path, text).map_err(|e| Error::File { path: path.into(), reason: e.to_string() })
+    let text = serde_json::to_string_pretty(&ckb_jsonrpc_types::Transaction::from(tx.clone()))
+        .expect("json");
+    std::fs::write(path, text).map_err(|e| Error::File {
+        path: path.into(),
+        reason: e.to_string(),
+    })
 }
 
 fn cmd_debug(raw: &[String]) -> Result<()> {
-    let a = Args::parse(raw, &["--rpc", "--tx", "--mock-out", "--json", "--allow-mainnet"])?;
+    let a = Args::parse(
+        raw,
+        &["--rpc", "--tx", "--mock-out", "--json", "--allow-mainnet"],
+    )?;
     let rpc = devnet::rpc::Rpc::new(a.required("--rpc")?)?;
     let (tx, node_cycles) = match (&a.positional[..], a.value("--tx")) {
         ([hash], None) => {
             let h: H256 = H256(parse_hash("TXHASH", hash)?);
-            let t = rpc.transaction(&h)?.ok_or_else(|| Error::NotFound(format!("transaction {hash} on the node")))?;
-            (t.tx.ok_or_else(|| Error::NotFound(format!("the body of {hash}")))?, t.cycles)
+            let t = rpc
+                .transaction(&h)?
+                .ok_or_else(|| Error::NotFound(format!("transaction {hash} on the node")))?;
+            (
+                t.tx.ok_or_else(|| Error::NotFound(format!("the body of {hash}")))?,
+                t.cycles,
+            )
         }
         ([], Some(path)) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::File { path: path.into(), reason: e.to_string() })?;
-            let tx: ckb_jsonrpc_types::Transaction = serde_json::from_str(&text)
-                .map_err(|e| Error::File { path: path.into(), reason: format!("not a transaction: {e}") })?;
+            let text = std::fs::read_to_string(path).map_err(|e| Error::File {
+                path: path.into(),
+                reason: e.to_string(),
+            })?;
+            let tx: ckb_jsonrpc_types::Transaction =
+                serde_json::from_str(&text).map_err(|e| Error::File {
+                    path: path.into(),
+                    reason: format!("not a transaction: {e}"),
+                })?;
             (tx.into(), None)
         }
-        _ => return Err(Error::Usage(format!("debug takes one TXHASH or --tx FILE\n\n{USAGE}"))),
+        _ => {
+            return Err(Error::Usage(format!(
+                "debug takes one TXHASH or --tx FILE\n\n{USAGE}"
+            )))
+        }
     };
-    let out = PathBuf::from(a.value("--mock-out").unwrap_or("build/devnet/debug-tx.json"));
+    let out = PathBuf::from(
+        a.value("--mock-out")
+            .unwrap_or("build/devnet/debug-tx.json"),
+    );
     if let Some(parent) = out.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
@@ -314,12 +419,25 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
         .collect();
     let total = devnet::debug::total_cycles(&runs);
     if a.flag("--json") {
-        println!("{}", json!({ "mock_tx": out, "groups": groups, "debugger_cycles": total.as_ref().ok(), "node_cycles": node_cycles }));
+        println!(
+            "{}",
+            json!({ "mock_tx": out, "groups": groups, "debugger_cycles": total.as_ref().ok(), "node_cycles": node_cycles })
+        );
     } else {
-        println!("{:<6} {:<7} {:>5}  {:<66} {:>8} {:>12}", "group", "cell", "index", "script hash", "result", "cycles");
+        println!(
+            "{:<6} {:<7} {:>5}  {:<66} {:>8} {:>12}",
+            "group", "cell", "index", "script hash", "result", "cycles"
+        );
         for g in &groups {
-            println!("{:<6} {:<7} {:>5}  {:<66} {:>8} {:>12}", g["group"].as_str().unwrap_or(""), g["cell_type"].as_str().unwrap_or(""),
-                g["index"], g["script_hash"].as_str().unwrap_or(""), g["result"].to_string(), g["cycles"].to_string());
+            println!(
+                "{:<6} {:<7} {:>5}  {:<66} {:>8} {:>12}",
+                g["group"].as_str().unwrap_or(""),
+                g["cell_type"].as_str().unwrap_or(""),
+                g["index"],
+                g["script_hash"].as_str().unwrap_or(""),
+                g["result"].to_string(),
+                g["cycles"].to_string()
+            );
         }
         match &total {
             Ok(t) => println!("ckb-debugger total: {t} cycles"),
@@ -355,9 +473,19 @@ fn cmd_node(raw: &[String], tie: Tie) -> Result<()> {
     if tie == Tie::Detached {
         println!("dev chain running: {}", n.rpc_url);
         println!("rpc_url: {}", n.rpc_url);
-        println!("pid: {} (ckb-devnet stop --dir {} stops it)", n.pid, dir.display());
-        println!("dev_key_file: {} (a PUBLIC genesis key of the dev spec: never fund it anywhere else)", dir.join("dev.key").display());
-        println!("owner_key_file: {} (the dev spec's second genesis key, public too)", dir.join("owner.key").display());
+        println!(
+            "pid: {} (ckb-devnet stop --dir {} stops it)",
+            n.pid,
+            dir.display()
+        );
+        println!(
+            "dev_key_file: {} (a PUBLIC genesis key of the dev spec: never fund it anywhere else)",
+            dir.join("dev.key").display()
+        );
+        println!(
+            "owner_key_file: {} (the dev spec's second genesis key, public too)",
+            dir.join("owner.key").display()
+        );
         return Ok(());
     }
     println!("{line}");
@@ -381,18 +509,36 @@ fn cmd_scenario(raw: &[String]) -> Result<()> {
     let a = Args::parse(raw, &["--dir", "--release", "--report", "--doc"])?;
     let dir = PathBuf::from(a.value("--dir").unwrap_or("build/devnet"));
     let release = PathBuf::from(a.value("--release").unwrap_or("build/release"));
-    let report_path = a.value("--report").map(PathBuf::from).unwrap_or_else(|| dir.join("report.json"));
+    let report_path = a
+        .value("--report")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("report.json"));
     let report = devnet::scenario::run(&dir, &release)?;
-    std::fs::write(&report_path, serde_json::to_string_pretty(&report.to_json()).expect("json"))
-        .map_err(|e| Error::File { path: report_path.display().to_string(), reason: e.to_string() })?;
+    std::fs::write(
+        &report_path,
+        serde_json::to_string_pretty(&report.to_json()).expect("json"),
+    )
+    .map_err(|e| Error::File {
+        path: report_path.display().to_string(),
+        reason: e.to_string(),
+    })?;
     print!("{}", report.table());
     println!("report: {}", report_path.display());
     report.check()?;
     if let Some(doc) = a.value("--doc") {
-        let text = std::fs::read_to_string(doc).map_err(|e| Error::File { path: doc.into(), reason: e.to_string() })?;
+        let text = std::fs::read_to_string(doc).map_err(|e| Error::File {
+            path: doc.into(),
+            reason: e.to_string(),
+        })?;
         let text = devnet::scenario::replace_between(&text, "devnet-table", &report.markdown())
-            .ok_or_else(|| Error::File { path: doc.into(), reason: "no devnet-table markers".into() })?;
-        std::fs::write(doc, text).map_err(|e| Error::File { path: doc.into(), reason: e.to_string() })?;
+            .ok_or_else(|| Error::File {
+                path: doc.into(),
+                reason: "no devnet-table markers".into(),
+            })?;
+        std::fs::write(doc, text).map_err(|e| Error::File {
+            path: doc.into(),
+            reason: e.to_string(),
+        })?;
         println!("tables written to {doc}");
     }
     Ok(())
@@ -403,7 +549,11 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
-        return if args.is_empty() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        return if args.is_empty() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     // `--type-id` names an existing deployment everywhere but deploy, where it asks for one.
     let mut rest: Vec<String> = args[1..].to_vec();
@@ -421,7 +571,9 @@ fn main() -> ExitCode {
         "lock" => cmd_lock(&rest),
         "spend" => cmd_spend(&rest),
         "debug" => cmd_debug(&rest),
-        other => Err(Error::Usage(format!("unknown command {other:?}\n\n{USAGE}"))),
+        other => Err(Error::Usage(format!(
+            "unknown command {other:?}\n\n{USAGE}"
+        ))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

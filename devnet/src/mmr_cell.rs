@@ -52,7 +52,11 @@ pub fn lock_script(code: &CodeRef, w: &Workload, mode: Mode) -> packed::Script {
 }
 
 /// A new cell locked by `lock`, paid by the wallet's key.
-pub fn lock_cell(wallet: &Wallet, lock: packed::Script, capacity: u64) -> Result<(IndexedCell, Built)> {
+pub fn lock_cell(
+    wallet: &Wallet,
+    lock: packed::Script,
+    capacity: u64,
+) -> Result<(IndexedCell, Built)> {
     let out = exact_output(lock, None, 0);
     let occupied: u64 = out.capacity().unpack();
     if capacity < occupied {
@@ -99,7 +103,13 @@ pub struct Spend {
 
 impl Spend {
     /// The honest spend of `cell` with the proof of `w` in `format`.
-    pub fn new(cell: IndexedCell, code: Deployment, w: &Workload, format: Format, mode: Mode) -> Result<Spend> {
+    pub fn new(
+        cell: IndexedCell,
+        code: Deployment,
+        w: &Workload,
+        format: Format,
+        mode: Mode,
+    ) -> Result<Spend> {
         let payload = w.payload(format).map_err(Error::Index)?;
         Ok(Spend {
             cell,

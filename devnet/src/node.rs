@@ -17,17 +17,18 @@ pub const CKB_VERSION: &str = "0.210.0";
 /// Fixed, so the genesis block and every system cell's out point are the same on every init.
 pub const GENESIS_MESSAGE: &str = "ckb-mmr-verifiers devnet";
 
-/// PIDs of the nodes this process owns, for the signal handler.
-static OWNED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+/// PIDs and directories of the nodes this process owns, for the signal handler.
+static OWNED: Mutex<Vec<(i32, PathBuf)>> = Mutex::new(Vec::new());
 
 /// Stops every owned node, then exits 130, on SIGINT, SIGTERM or SIGHUP. Call once, early,
 /// in a binary that starts nodes.
 pub fn install_signal_handler() {
     let _ = ctrlc::set_handler(|| {
-        let pids: Vec<i32> = OWNED.lock().map(|p| p.clone()).unwrap_or_default();
-        for pid in pids {
-            eprintln!("ckb-devnet: interrupted, stopping node (pid {pid})");
+        let owned: Vec<(i32, PathBuf)> = OWNED.lock().map(|p| p.clone()).unwrap_or_default();
+        for (pid, dir) in owned {
+            crate::chain::progress(&format!("interrupted, stopping node (pid {pid})"));
             terminate(pid, Duration::from_secs(20));
+            let _ = std::fs::remove_file(dir.join("node.pid"));
         }
         std::process::exit(130);
     });
@@ -66,7 +67,13 @@ fn alive(pid: i32) -> bool {
 
 fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
         .unwrap_or(false)
 }
 
@@ -84,13 +91,20 @@ pub fn ckb_binary() -> Result<PathBuf> {
         .chain(cargo_bin)
         .map(|d| d.join("ckb"))
         .find(|p| p.is_file())
-        .ok_or_else(|| Error::Node(format!("no ckb binary: run ./build.sh deps (installs ckb {CKB_VERSION})")))
+        .ok_or_else(|| {
+            Error::Node(format!(
+                "no ckb binary: run ./build.sh deps (installs ckb {CKB_VERSION})"
+            ))
+        })
 }
 
 /// A free TCP port on 127.0.0.1 (the OS picks; it is released for the node to take).
 fn free_port() -> Result<u16> {
-    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| Error::Node(format!("no free port: {e}")))?;
-    Ok(l.local_addr().map_err(|e| Error::Node(e.to_string()))?.port())
+    let l =
+        TcpListener::bind("127.0.0.1:0").map_err(|e| Error::Node(format!("no free port: {e}")))?;
+    Ok(l.local_addr()
+        .map_err(|e| Error::Node(e.to_string()))?
+        .port())
 }
 
 /// How the node's life is tied to its owner.
@@ -123,9 +137,11 @@ pub fn init(dir: &Path) -> Result<u16> {
         )));
     }
     if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| Error::Node(format!("cleaning {}: {e}", dir.display())))?;
+        std::fs::remove_dir_all(dir)
+            .map_err(|e| Error::Node(format!("cleaning {}: {e}", dir.display())))?;
     }
-    std::fs::create_dir_all(dir).map_err(|e| Error::Node(format!("creating {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::Node(format!("creating {}: {e}", dir.display())))?;
     let (rpc_port, p2p_port) = (free_port()?, free_port()?);
     let miner = Key::from_hex(DEV_KEY_2).expect("the dev key is valid");
     let out = Command::new(&ckb)
@@ -146,12 +162,15 @@ pub fn init(dir: &Path) -> Result<u16> {
         )));
     }
     let config = dir.join("ckb.toml");
-    let text = std::fs::read_to_string(&config).map_err(|e| Error::Node(format!("reading ckb.toml: {e}")))?;
+    let text = std::fs::read_to_string(&config)
+        .map_err(|e| Error::Node(format!("reading ckb.toml: {e}")))?;
     std::fs::write(&config, edit_config(&text, rpc_port, p2p_port)?)
         .map_err(|e| Error::Node(format!("writing ckb.toml: {e}")))?;
     // The key files are the public dev keys of the bundled dev spec.
-    std::fs::write(dir.join("dev.key"), format!("0x{DEV_KEY}\n")).map_err(|e| Error::Node(e.to_string()))?;
-    std::fs::write(dir.join("owner.key"), format!("0x{DEV_KEY_2}\n")).map_err(|e| Error::Node(e.to_string()))?;
+    std::fs::write(dir.join("dev.key"), format!("0x{DEV_KEY}\n"))
+        .map_err(|e| Error::Node(e.to_string()))?;
+    std::fs::write(dir.join("owner.key"), format!("0x{DEV_KEY_2}\n"))
+        .map_err(|e| Error::Node(e.to_string()))?;
     Ok(rpc_port)
 }
 
@@ -167,7 +186,9 @@ fn edit_config(text: &str, rpc_port: u16, p2p_port: u16) -> Result<String> {
             section = trimmed.trim_end().to_string();
         }
         if section == "[network]" && trimmed.starts_with("listen_addresses") {
-            out.push_str(&format!("listen_addresses = [\"/ip4/127.0.0.1/tcp/{p2p_port}\"]\n"));
+            out.push_str(&format!(
+                "listen_addresses = [\"/ip4/127.0.0.1/tcp/{p2p_port}\"]\n"
+            ));
             p2p = true;
             continue;
         }
@@ -189,7 +210,8 @@ fn edit_config(text: &str, rpc_port: u16, p2p_port: u16) -> Result<String> {
     }
     if !(p2p && rpc && modules) {
         return Err(Error::Node(
-            "ckb.toml has no [network] listen_addresses, [rpc] listen_address or modules line".into(),
+            "ckb.toml has no [network] listen_addresses, [rpc] listen_address or modules line"
+                .into(),
         ));
     }
     Ok(out)
@@ -199,15 +221,20 @@ impl Node {
     /// Starts the node initialised in `dir` and waits until its RPC answers.
     pub fn start(dir: &Path, tie: Tie) -> Result<Node> {
         let ckb = ckb_binary()?;
-        let config = std::fs::read_to_string(dir.join("ckb.toml"))
-            .map_err(|e| Error::Node(format!("{} is not an initialised chain: {e}", dir.display())))?;
+        let config = std::fs::read_to_string(dir.join("ckb.toml")).map_err(|e| {
+            Error::Node(format!(
+                "{} is not an initialised chain: {e}",
+                dir.display()
+            ))
+        })?;
         let rpc_url = config
             .lines()
             .find_map(|l| l.trim().strip_prefix("listen_address = \"127.0.0.1:"))
             .and_then(|rest| rest.strip_suffix('"'))
             .map(|port| format!("http://127.0.0.1:{port}"))
             .ok_or_else(|| Error::Node("no 127.0.0.1 RPC address in ckb.toml".into()))?;
-        let log = std::fs::File::create(dir.join("node.log")).map_err(|e| Error::Node(e.to_string()))?;
+        let log =
+            std::fs::File::create(dir.join("node.log")).map_err(|e| Error::Node(e.to_string()))?;
         let mut cmd = Command::new(&ckb);
         cmd.arg("run")
             .arg("-C")
@@ -229,12 +256,18 @@ impl Node {
                 }),
             };
         }
-        let child = cmd.spawn().map_err(|e| Error::Node(format!("starting {}: {e}", ckb.display())))?;
+        let child = cmd
+            .spawn()
+            .map_err(|e| Error::Node(format!("starting {}: {e}", ckb.display())))?;
         let pid = child.id() as i32;
         if tie == Tie::Owner {
-            OWNED.lock().map_err(|_| Error::Node("lock poisoned".into()))?.push(pid);
+            OWNED
+                .lock()
+                .map_err(|_| Error::Node("lock poisoned".into()))?
+                .push((pid, dir.to_path_buf()));
         }
-        std::fs::write(dir.join("node.pid"), format!("{pid}\n")).map_err(|e| Error::Node(e.to_string()))?;
+        std::fs::write(dir.join("node.pid"), format!("{pid}\n"))
+            .map_err(|e| Error::Node(e.to_string()))?;
         let mut node = Node {
             dir: dir.to_path_buf(),
             rpc_url,
@@ -266,7 +299,10 @@ impl Node {
                 }
             }
             if start.elapsed() > Duration::from_secs(120) {
-                return Err(Error::Node(format!("the RPC at {} did not answer in 120 s", self.rpc_url)));
+                return Err(Error::Node(format!(
+                    "the RPC at {} did not answer in 120 s",
+                    self.rpc_url
+                )));
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -284,11 +320,14 @@ impl Node {
         let clean = terminate(self.pid, Duration::from_secs(30));
         let _ = child.wait();
         if let Ok(mut owned) = OWNED.lock() {
-            owned.retain(|&p| p != self.pid);
+            owned.retain(|(p, _)| *p != self.pid);
         }
         let _ = std::fs::remove_file(self.dir.join("node.pid"));
         if !clean {
-            return Err(Error::Node(format!("ckb (pid {}) ignored SIGTERM and was killed", self.pid)));
+            return Err(Error::Node(format!(
+                "ckb (pid {}) ignored SIGTERM and was killed",
+                self.pid
+            )));
         }
         Ok(())
     }
@@ -302,7 +341,11 @@ impl Drop for Node {
 
 /// The PID in `dir/node.pid` if it is a `ckb` process running that directory.
 pub fn running_pid(dir: &Path) -> Option<i32> {
-    let pid: i32 = std::fs::read_to_string(dir.join("node.pid")).ok()?.trim().parse().ok()?;
+    let pid: i32 = std::fs::read_to_string(dir.join("node.pid"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
     is_node_of(pid, dir).then_some(pid)
 }
 
@@ -314,7 +357,9 @@ fn is_node_of(pid: i32, dir: &Path) -> bool {
         .collect();
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     args.first().is_some_and(|a| a.ends_with("ckb"))
-        && args.iter().any(|a| Path::new(a).canonicalize().ok().as_deref() == Some(&canonical))
+        && args
+            .iter()
+            .any(|a| Path::new(a).canonicalize().ok().as_deref() == Some(&canonical))
 }
 
 /// Stops a detached node started in `dir` (its PID in `dir/node.pid`), checking first that
@@ -323,7 +368,9 @@ pub fn stop_detached(dir: &Path) -> Result<bool> {
     let running = running_pid(dir);
     if let Some(pid) = running {
         if !terminate(pid, Duration::from_secs(30)) {
-            return Err(Error::Node(format!("ckb (pid {pid}) ignored SIGTERM and was killed")));
+            return Err(Error::Node(format!(
+                "ckb (pid {pid}) ignored SIGTERM and was killed"
+            )));
         }
     }
     let _ = std::fs::remove_file(dir.join("node.pid"));

@@ -202,23 +202,33 @@ impl Rpc {
     }
 
     /// A cell's output and data if it is live; `None` if it is dead or unknown.
-    pub fn live_cell(&self, out_point: &packed::OutPoint) -> Result<Option<(packed::CellOutput, Vec<u8>)>> {
+    pub fn live_cell(
+        &self,
+        out_point: &packed::OutPoint,
+    ) -> Result<Option<(packed::CellOutput, Vec<u8>)>> {
         let op: json::OutPoint = out_point.clone().into();
         let value = self.call("get_live_cell", json!([op, true]))?;
         if value.get("status").and_then(Value::as_str) != Some("live") {
             return Ok(None);
         }
-        let cell: json::CellInfo = serde_json::from_value(value["cell"].clone()).map_err(|e| Error::Rpc {
-            method: "get_live_cell".into(),
-            message: format!("unexpected cell: {e}"),
-        })?;
-        let data = cell.data.map(|d| d.content.into_bytes().to_vec()).unwrap_or_default();
+        let cell: json::CellInfo =
+            serde_json::from_value(value["cell"].clone()).map_err(|e| Error::Rpc {
+                method: "get_live_cell".into(),
+                message: format!("unexpected cell: {e}"),
+            })?;
+        let data = cell
+            .data
+            .map(|d| d.content.into_bytes().to_vec())
+            .unwrap_or_default();
         Ok(Some((cell.output.into(), data)))
     }
 
     /// Sends `tx` with the default (passthrough) outputs validator; the node runs its scripts
     /// before it answers.
-    pub fn send_transaction(&self, tx: &packed::Transaction) -> std::result::Result<H256, CallError> {
+    pub fn send_transaction(
+        &self,
+        tx: &packed::Transaction,
+    ) -> std::result::Result<H256, CallError> {
         let tx: json::Transaction = tx.clone().into();
         let value = self.try_call("send_transaction", json!([tx, "passthrough"]))?;
         serde_json::from_value(value).map_err(|e| {
@@ -248,23 +258,34 @@ impl Rpc {
     }
 
     /// One page of the indexer's live cells for `search_key` (JSON as the RPC takes it).
-    pub fn cells_page(&self, search_key: &Value, after: Option<&str>) -> Result<(Vec<IndexedCell>, String)> {
-        let value = self.call(
-            "get_cells",
-            json!([search_key, "asc", "0x64", after]),
-        )?;
+    pub fn cells_page(
+        &self,
+        search_key: &Value,
+        after: Option<&str>,
+    ) -> Result<(Vec<IndexedCell>, String)> {
+        let value = self.call("get_cells", json!([search_key, "asc", "0x64", after]))?;
         let cursor = value
             .get("last_cursor")
             .and_then(Value::as_str)
             .unwrap_or("0x")
             .to_string();
         let mut cells = Vec::new();
-        for object in value.get("objects").and_then(Value::as_array).into_iter().flatten() {
+        for object in value
+            .get("objects")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let parse = || -> std::result::Result<IndexedCell, serde_json::Error> {
                 let output: json::CellOutput = serde_json::from_value(object["output"].clone())?;
-                let out_point: json::OutPoint = serde_json::from_value(object["out_point"].clone())?;
+                let out_point: json::OutPoint =
+                    serde_json::from_value(object["out_point"].clone())?;
                 let data = match object.get("output_data").filter(|d| !d.is_null()) {
-                    Some(d) => Some(serde_json::from_value::<json::JsonBytes>(d.clone())?.into_bytes().to_vec()),
+                    Some(d) => Some(
+                        serde_json::from_value::<json::JsonBytes>(d.clone())?
+                            .into_bytes()
+                            .to_vec(),
+                    ),
                     None => None,
                 };
                 Ok(IndexedCell {

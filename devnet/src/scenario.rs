@@ -120,23 +120,49 @@ impl Ctx<'_> {
         }
     }
 
-    fn honest(&self, cell: &IndexedCell, d: &Deployment, format: Format, mode: Mode) -> Result<Built> {
-        Spend::new(cell.clone(), d.clone(), self.workload(mode), format, mode)?.build(self.spender(mode))
+    fn honest(
+        &self,
+        cell: &IndexedCell,
+        d: &Deployment,
+        format: Format,
+        mode: Mode,
+    ) -> Result<Built> {
+        Spend::new(cell.clone(), d.clone(), self.workload(mode), format, mode)?
+            .build(self.spender(mode))
     }
 
     /// Sends an honest spend, waits for the commit and measures it three ways.
-    fn commit_spend(&self, built: &Built, verifier: &'static str, mode: Mode, deployment: &'static str, upgraded: bool) -> Result<SpendRow> {
+    fn commit_spend(
+        &self,
+        built: &Built,
+        verifier: &'static str,
+        mode: Mode,
+        deployment: &'static str,
+        upgraded: bool,
+    ) -> Result<SpendRow> {
         let estimate = self.chain.rpc.estimate_cycles(&built.tx)?;
         let hash = self.chain.send_and_commit(&built.tx)?;
-        let status = self.chain.rpc.transaction(&hash)?.ok_or_else(|| Error::NotFound(format!("{hash:#x}")))?;
+        let status = self
+            .chain
+            .rpc
+            .transaction(&hash)?
+            .ok_or_else(|| Error::NotFound(format!("{hash:#x}")))?;
         let n = self.debug_n.get();
         self.debug_n.set(n + 1);
         let mock_file = self.dir.join(format!("debug-{n:02}.json"));
-        let tx = status.tx.clone().ok_or_else(|| Error::NotFound("the committed body".into()))?;
+        let tx = status
+            .tx
+            .clone()
+            .ok_or_else(|| Error::NotFound("the committed body".into()))?;
         let runs = debug::debug(&self.chain.rpc, &tx, &mock_file)?;
         let debugger_cycles = debug::total_cycles(&runs)?;
-        let mmr_lock_cycles = runs.first().and_then(|r| r.run.as_ref().ok()).map_or(0, |r| r.cycles);
-        let mock: Value = serde_json::from_str(&std::fs::read_to_string(&mock_file).unwrap_or_default()).unwrap_or_default();
+        let mmr_lock_cycles = runs
+            .first()
+            .and_then(|r| r.run.as_ref().ok())
+            .map_or(0, |r| r.cycles);
+        let mock: Value =
+            serde_json::from_str(&std::fs::read_to_string(&mock_file).unwrap_or_default())
+                .unwrap_or_default();
         let row = SpendRow {
             verifier,
             mode,
@@ -213,8 +239,20 @@ fn fee_from_mock(mock: &Value) -> u64 {
             .and_then(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok())
             .unwrap_or(0)
     };
-    let ins: u64 = mock.pointer("/mock_info/inputs").and_then(Value::as_array).into_iter().flatten().map(|i| cap(&i["output"]["capacity"])).sum();
-    let outs: u64 = mock.pointer("/tx/outputs").and_then(Value::as_array).into_iter().flatten().map(|o| cap(&o["capacity"])).sum();
+    let ins: u64 = mock
+        .pointer("/mock_info/inputs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|i| cap(&i["output"]["capacity"]))
+        .sum();
+    let outs: u64 = mock
+        .pointer("/tx/outputs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|o| cap(&o["capacity"]))
+        .sum();
     ins.saturating_sub(outs)
 }
 
@@ -232,9 +270,15 @@ pub fn run(dir: &Path, release: &Path) -> Result<Report> {
         .iter()
         .map(|(_, file, _)| deploy::read_binary(&release.join(file).display().to_string()))
         .collect::<Result<_>>()?;
-    std::fs::create_dir_all(dir).map_err(|e| Error::File { path: dir.display().to_string(), reason: e.to_string() })?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::File {
+        path: dir.display().to_string(),
+        reason: e.to_string(),
+    })?;
     let chain_dir = dir.join("chain");
-    progress(&format!("initialising a dev chain in {}", chain_dir.display()));
+    progress(&format!(
+        "initialising a dev chain in {}",
+        chain_dir.display()
+    ));
     node::init(&chain_dir)?;
     let node = Node::start(&chain_dir, Tie::Owner)?;
     progress(&format!("node up at {} (pid {})", node.rpc_url, node.pid));
@@ -280,13 +324,17 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
     }
     progress("deploying compiled (type id)");
     let typed = deploy::deploy(&ctx.payer, &binaries[2], true)?;
-    report.deployments.push(deploy_row("compiled", &typed, binaries[2].len()));
+    report
+        .deployments
+        .push(deploy_row("compiled", &typed, binaries[2].len()));
 
     for (i, (name, _, format)) in VERIFIERS.iter().enumerate() {
         for mode in [Mode::Plain, Mode::Owner] {
             let cell = ctx.lock(&data2[i].code, mode)?;
             let built = ctx.honest(&cell, &data2[i], *format, mode)?;
-            report.spends.push(ctx.commit_spend(&built, name, mode, "data2", false)?);
+            report
+                .spends
+                .push(ctx.commit_spend(&built, name, mode, "data2", false)?);
         }
     }
 
@@ -295,15 +343,23 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
     let before = ctx.lock(&typed.code, Mode::Plain)?;
     let across = ctx.lock(&typed.code, Mode::Plain)?;
     let built = ctx.honest(&before, &typed, Format::Compiled, Mode::Plain)?;
-    report.spends.push(ctx.commit_spend(&built, "compiled", Mode::Plain, "type", false)?);
+    report
+        .spends
+        .push(ctx.commit_spend(&built, "compiled", Mode::Plain, "type", false)?);
     let CodeRef::TypeId { args } = typed.code else {
-        return Err(Error::Scenario("the type id deployment has no type id".into()));
+        return Err(Error::Scenario(
+            "the type id deployment has no type id".into(),
+        ));
     };
     progress("upgrading the type id deployment to the C verifier");
     let upgraded = deploy::upgrade(&ctx.payer, args, &binaries[1])?;
-    report.deployments.push(deploy_row("c", &upgraded, binaries[1].len()));
+    report
+        .deployments
+        .push(deploy_row("c", &upgraded, binaries[1].len()));
     let built = ctx.honest(&across, &upgraded, Format::Compiled, Mode::Plain)?;
-    report.spends.push(ctx.commit_spend(&built, "c", Mode::Plain, "type", true)?);
+    report
+        .spends
+        .push(ctx.commit_spend(&built, "c", Mode::Plain, "type", true)?);
 
     refusals(&ctx, &data2, &mut report)?;
     Ok(report)
@@ -311,37 +367,87 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
 
 fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> {
     let compiled = &data2[2];
-    let honest_plain = |cell: &IndexedCell| ctx.honest(cell, compiled, Format::Compiled, Mode::Plain);
+    let honest_plain =
+        |cell: &IndexedCell| ctx.honest(cell, compiled, Format::Compiled, Mode::Plain);
 
     // A flipped byte in the first proved leaf: the proof now computes another root.
     let cell = ctx.lock(&compiled.code, Mode::Plain)?;
     let mut forged = ctx.plain.clone();
     forged.proved[0].1[0] ^= 1;
-    let tx = Spend::new(cell.clone(), compiled.clone(), &forged, Format::Compiled, Mode::Plain)?.build(&ctx.payer)?.tx;
-    report.refusals.push(ctx.refusal("flipped_leaf_byte", "compiled", &tx, &cell, Some(9), None, Ok(honest_plain(&cell)?))?);
+    let tx = Spend::new(
+        cell.clone(),
+        compiled.clone(),
+        &forged,
+        Format::Compiled,
+        Mode::Plain,
+    )?
+    .build(&ctx.payer)?
+    .tx;
+    report.refusals.push(ctx.refusal(
+        "flipped_leaf_byte",
+        "compiled",
+        &tx,
+        &cell,
+        Some(9),
+        None,
+        Ok(honest_plain(&cell)?),
+    )?);
 
     // A valid proof of another MMR of the same shape (other leaf values).
     let cell = ctx.lock(&compiled.code, Mode::Plain)?;
     let other = Workload::from_seed_with_owner(REFERENCE_SEED, [0x5a; 32]);
-    let tx = Spend::new(cell.clone(), compiled.clone(), &other, Format::Compiled, Mode::Plain)?.build(&ctx.payer)?.tx;
-    report.refusals.push(ctx.refusal("proof_for_another_mmr", "compiled", &tx, &cell, Some(9), None, Ok(honest_plain(&cell)?))?);
+    let tx = Spend::new(
+        cell.clone(),
+        compiled.clone(),
+        &other,
+        Format::Compiled,
+        Mode::Plain,
+    )?
+    .build(&ctx.payer)?
+    .tx;
+    report.refusals.push(ctx.refusal(
+        "proof_for_another_mmr",
+        "compiled",
+        &tx,
+        &cell,
+        Some(9),
+        None,
+        Ok(honest_plain(&cell)?),
+    )?);
 
     // The witness cut short: no longer a valid WitnessArgs.
     let cell = ctx.lock(&compiled.code, Mode::Plain)?;
     let honest = honest_plain(&cell)?;
     let witness = honest.tx.witnesses().get(0).expect("witness").raw_data();
     let tx = with_witness(&honest.tx, 0, witness.slice(..witness.len() / 2));
-    report.refusals.push(ctx.refusal("truncated_witness", "compiled", &tx, &cell, Some(5), None, Ok(honest))?);
+    report.refusals.push(ctx.refusal(
+        "truncated_witness",
+        "compiled",
+        &tx,
+        &cell,
+        Some(5),
+        None,
+        Ok(honest),
+    )?);
 
     // Owner mode without the owner's input: the proof verifies, no input names an owner.
     let cell = ctx.lock(&compiled.code, Mode::Owner)?;
-    let tx = Spend::new(cell.clone(), compiled.clone(), &ctx.owned, Format::Compiled, Mode::Owner)?;
+    let tx = Spend::new(
+        cell.clone(),
+        compiled.clone(),
+        &ctx.owned,
+        Format::Compiled,
+        Mode::Owner,
+    )?;
     let no_owner = ctx.payer.complete(
         crate::wallet::Draft {
             cell_deps: vec![compiled.cell_dep()],
             inputs: vec![(cell.out_point.clone(), cell.output.clone())],
             outputs: vec![(
-                crate::wallet::exact_output(ctx.payer.key.lock(), None, 0).as_builder().capacity(cell.capacity()).build(),
+                crate::wallet::exact_output(ctx.payer.key.lock(), None, 0)
+                    .as_builder()
+                    .capacity(cell.capacity())
+                    .build(),
                 Bytes::new(),
             )],
             witnesses: vec![tx.witness.clone()],
@@ -350,19 +456,42 @@ fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> 
         Pay::FromOutput(0),
     )?;
     let honest = ctx.honest(&cell, compiled, Format::Compiled, Mode::Owner)?;
-    report.refusals.push(ctx.refusal("owner_input_missing", "compiled", &no_owner.tx, &cell, Some(80), None, Ok(honest))?);
+    report.refusals.push(ctx.refusal(
+        "owner_input_missing",
+        "compiled",
+        &no_owner.tx,
+        &cell,
+        Some(80),
+        None,
+        Ok(honest),
+    )?);
 
     // An owner-mode spend seen in the mempool, replayed with the outputs redirected: the
     // owner's signature covers the outputs, so the owner's lock refuses it.
     let cell = ctx.lock(&compiled.code, Mode::Owner)?;
     let honest = ctx.honest(&cell, compiled, Format::Compiled, Mode::Owner)?;
     let thief = ctx.payer.key.lock();
-    let outputs: Vec<packed::CellOutput> = honest.tx.raw().outputs().into_iter().map(|o| o.as_builder().lock(thief.clone()).build()).collect();
+    let outputs: Vec<packed::CellOutput> = honest
+        .tx
+        .raw()
+        .outputs()
+        .into_iter()
+        .map(|o| o.as_builder().lock(thief.clone()).build())
+        .collect();
     let raw = honest.tx.raw().as_builder().outputs(outputs.pack()).build();
     let replay = honest.tx.clone().as_builder().raw(raw).build();
-    report.refusals.push(ctx.refusal("owner_replay_other_outputs", "compiled", &replay, &cell, Some(SECP_WRONG_SIGNATURE), None, Ok(honest))?);
+    report.refusals.push(ctx.refusal(
+        "owner_replay_other_outputs",
+        "compiled",
+        &replay,
+        &cell,
+        Some(SECP_WRONG_SIGNATURE),
+        None,
+        Ok(honest),
+    )?);
 
-    // hash_type data runs VM version 0, which has no B extension: the binary cannot run, and
+    // hash_type data runs VM version 0, which cannot run these binaries (it has no B extension,
+    // and already fails loading them with MemWriteOnExecutablePage), and
     // a cell locked this way can never be spent.
     let data_lock = packed::Script::new_builder()
         .code_hash(compiled.code.code_hash().pack())
@@ -371,23 +500,53 @@ fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> 
         .build();
     let cell = mmr_cell::lock_cell(&ctx.payer, data_lock, 81 * crate::wallet::SHANNONS_PER_CKB)?.0;
     let tx = honest_plain(&cell)?.tx;
-    report.refusals.push(ctx.refusal("hash_type_data", "compiled", &tx, &cell, None, Some("InvalidInstruction"), Err("unspendable: VM version 0 cannot run the binary".into()))?);
+    report.refusals.push(ctx.refusal(
+        "hash_type_data",
+        "compiled",
+        &tx,
+        &cell,
+        None,
+        Some("VM Internal Error"),
+        Err("unspendable: VM version 0 cannot run the binary".into()),
+    )?);
 
     // 39-byte args: rejected with ArgsLength before anything else, forever.
     let short = compiled.code.lock(&ctx.plain.lock_args()[..39]);
     let cell = mmr_cell::lock_cell(&ctx.payer, short, 80 * crate::wallet::SHANNONS_PER_CKB)?.0;
     let tx = honest_plain(&cell)?.tx;
-    report.refusals.push(ctx.refusal("args_39_bytes", "compiled", &tx, &cell, Some(1), None, Err("unspendable: the args can never be valid".into()))?);
+    report.refusals.push(ctx.refusal(
+        "args_39_bytes",
+        "compiled",
+        &tx,
+        &cell,
+        Some(1),
+        None,
+        Err("unspendable: the args can never be valid".into()),
+    )?);
 
     // Plain mode's documented limit: a proof seen once opens every cell with the same args.
     let first = ctx.lock(&compiled.code, Mode::Plain)?;
     let second = ctx.lock(&compiled.code, Mode::Plain)?;
     let seen = honest_plain(&first)?;
     ctx.chain.send_and_commit(&seen.tx)?;
-    let mut theft = Spend::new(second.clone(), compiled.clone(), &ctx.plain, Format::Compiled, Mode::Plain)?;
+    let mut theft = Spend::new(
+        second.clone(),
+        compiled.clone(),
+        &ctx.plain,
+        Format::Compiled,
+        Mode::Plain,
+    )?;
     theft.witness = seen.tx.witnesses().get(0).expect("witness").raw_data();
     let replay = theft.build(&ctx.owner)?;
-    report.refusals.push(ctx.refusal("plain_replay_accepted", "compiled", &replay.tx, &second, None, None, Err("spent by the replay".into()))?);
+    report.refusals.push(ctx.refusal(
+        "plain_replay_accepted",
+        "compiled",
+        &replay.tx,
+        &second,
+        None,
+        None,
+        Err("spent by the replay".into()),
+    )?);
     Ok(())
 }
 
@@ -396,7 +555,7 @@ fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -406,7 +565,10 @@ fn group(n: u64) -> String {
 
 /// `doc` with the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` replaced.
 pub fn replace_between(doc: &str, name: &str, body: &str) -> Option<String> {
-    let (start, end) = (format!("<!-- {name}:start -->"), format!("<!-- {name}:end -->"));
+    let (start, end) = (
+        format!("<!-- {name}:start -->"),
+        format!("<!-- {name}:end -->"),
+    );
     let a = doc.find(&start)? + start.len();
     let b = doc[a..].find(&end)? + a;
     Some(format!("{}\n{}{}", &doc[..a], body, &doc[b..]))
@@ -414,7 +576,10 @@ pub fn replace_between(doc: &str, name: &str, body: &str) -> Option<String> {
 
 /// The text between the markers.
 pub fn between<'a>(doc: &'a str, name: &str) -> Option<&'a str> {
-    let (start, end) = (format!("<!-- {name}:start -->"), format!("<!-- {name}:end -->"));
+    let (start, end) = (
+        format!("<!-- {name}:start -->"),
+        format!("<!-- {name}:end -->"),
+    );
     let a = doc.find(&start)? + start.len();
     let b = doc[a..].find(&end)? + a;
     Some(&doc[a..b])
@@ -443,13 +608,20 @@ impl RefusalRow {
         let outcome = if self.expect_refused {
             self.refused
                 && self.node_code == self.expected_code
-                && self.expected_message.is_none_or(|m| self.node_message.contains(m))
+                && self
+                    .expected_message
+                    .is_none_or(|m| self.node_message.contains(m))
                 && self.cell_live_after
         } else {
             !self.refused
         };
         // Cells that can be spent honestly afterwards must have been.
-        outcome && (self.spent_after.is_ok() || self.spent_after.as_ref().is_err_and(|e| e.starts_with("unspendable") || e.starts_with("spent by")))
+        outcome
+            && (self.spent_after.is_ok()
+                || self
+                    .spent_after
+                    .as_ref()
+                    .is_err_and(|e| e.starts_with("unspendable") || e.starts_with("spent by")))
     }
 }
 
@@ -491,18 +663,32 @@ impl Report {
         for d in &self.deployments {
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
-                d.deployment, d.verifier, group(d.binary_bytes as u64), group(d.capacity_shannons / 100_000_000), group(d.fee_shannons)
+                d.deployment,
+                d.verifier,
+                group(d.binary_bytes as u64),
+                group(d.capacity_shannons / 100_000_000),
+                group(d.fee_shannons)
             ));
         }
         s.push_str(
             "\n| verifier | mode | deployment | node cycles (= ckb-debugger) | of which the MMR lock | tx bytes | cycle weight | fee (shannons) |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
         );
         for r in &self.spends {
-            let deployment = if r.upgraded { "type, after upgrade" } else { r.deployment };
+            let deployment = if r.upgraded {
+                "type, after upgrade"
+            } else {
+                r.deployment
+            };
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                r.verifier, mode_name(r.mode), deployment, group(r.node_cycles), group(r.mmr_lock_cycles),
-                group(r.tx_bytes as u64), group(r.cycles_weight()), group(r.fee_shannons)
+                r.verifier,
+                mode_name(r.mode),
+                deployment,
+                group(r.node_cycles),
+                group(r.mmr_lock_cycles),
+                group(r.tx_bytes as u64),
+                group(r.cycles_weight()),
+                group(r.fee_shannons)
             ));
         }
         s
@@ -512,16 +698,36 @@ impl Report {
         let mut s = String::new();
         s.push_str(&format!(
             "\n{:<9} {:<6} {:<6} {:<8} {:<10} {:>12} {:>12} {:>9} {:>12} {:>10}\n",
-            "verifier", "mode", "deploy", "upgraded", "status", "node cycles", "debugger", "tx bytes", "cycle weight", "fee"
+            "verifier",
+            "mode",
+            "deploy",
+            "upgraded",
+            "status",
+            "node cycles",
+            "debugger",
+            "tx bytes",
+            "cycle weight",
+            "fee"
         ));
         for r in &self.spends {
             s.push_str(&format!(
                 "{:<9} {:<6} {:<6} {:<8} {:<10} {:>12} {:>12} {:>9} {:>12} {:>10}\n",
-                r.verifier, mode_name(r.mode), r.deployment, r.upgraded, r.status, r.node_cycles,
-                r.debugger_cycles, r.tx_bytes, r.cycles_weight(), r.fee_shannons
+                r.verifier,
+                mode_name(r.mode),
+                r.deployment,
+                r.upgraded,
+                r.status,
+                r.node_cycles,
+                r.debugger_cycles,
+                r.tx_bytes,
+                r.cycles_weight(),
+                r.fee_shannons
             ));
         }
-        s.push_str(&format!("\n{:<28} {:>8} {:>9} {:>8} {:>10} {:>10}\n", "refusal", "expected", "node code", "refused", "live after", "as expected"));
+        s.push_str(&format!(
+            "\n{:<28} {:>8} {:>9} {:>8} {:>10} {:>10}\n",
+            "refusal", "expected", "node code", "refused", "live after", "as expected"
+        ));
         for r in &self.refusals {
             let expected = match (r.expected_code, r.expected_message, r.expect_refused) {
                 (Some(c), _, _) => c.to_string(),
@@ -530,10 +736,21 @@ impl Report {
             };
             s.push_str(&format!(
                 "{:<28} {:>8} {:>9} {:>8} {:>10} {:>10}\n",
-                r.case, expected, r.node_code.map_or("-".into(), |c| c.to_string()), r.refused, r.cell_live_after, r.as_expected()
+                r.case,
+                expected,
+                r.node_code.map_or("-".into(), |c| c.to_string()),
+                r.refused,
+                r.cell_live_after,
+                r.as_expected()
             ));
         }
-        s.push_str(&format!("\n{} deployments, {} spends, {} refusal cases in {:.0} s\n", self.deployments.len(), self.spends.len(), self.refusals.len(), self.seconds));
+        s.push_str(&format!(
+            "\n{} deployments, {} spends, {} refusal cases in {:.0} s\n",
+            self.deployments.len(),
+            self.spends.len(),
+            self.refusals.len(),
+            self.seconds
+        ));
         s
     }
 
@@ -541,10 +758,19 @@ impl Report {
     /// refusal came out as expected.
     pub fn check(&self) -> Result<()> {
         for s in &self.spends {
-            if s.status != "committed" || s.node_cycles != s.debugger_cycles || s.estimate_cycles != s.debugger_cycles {
+            if s.status != "committed"
+                || s.node_cycles != s.debugger_cycles
+                || s.estimate_cycles != s.debugger_cycles
+            {
                 return Err(Error::Scenario(format!(
                     "{} {} {}: status {}, node {} / estimate {} / ckb-debugger {} cycles",
-                    s.verifier, mode_name(s.mode), s.deployment, s.status, s.node_cycles, s.estimate_cycles, s.debugger_cycles
+                    s.verifier,
+                    mode_name(s.mode),
+                    s.deployment,
+                    s.status,
+                    s.node_cycles,
+                    s.estimate_cycles,
+                    s.debugger_cycles
                 )));
             }
         }
@@ -552,7 +778,13 @@ impl Report {
             if !r.as_expected() {
                 return Err(Error::Scenario(format!(
                     "{}: refused {}, code {:?} (expected {:?}), cell live after {}, then {:?}: {}",
-                    r.case, r.refused, r.node_code, r.expected_code, r.cell_live_after, r.spent_after, r.node_message
+                    r.case,
+                    r.refused,
+                    r.node_code,
+                    r.expected_code,
+                    r.cell_live_after,
+                    r.spent_after,
+                    r.node_message
                 )));
             }
         }

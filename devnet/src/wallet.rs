@@ -81,7 +81,11 @@ pub fn occupied(output: &packed::CellOutput, data_len: usize) -> u64 {
 }
 
 /// An output of exactly its occupied capacity.
-pub fn exact_output(lock: packed::Script, type_: Option<packed::Script>, data_len: usize) -> packed::CellOutput {
+pub fn exact_output(
+    lock: packed::Script,
+    type_: Option<packed::Script>,
+    data_len: usize,
+) -> packed::CellOutput {
     let out = packed::CellOutput::new_builder()
         .lock(lock)
         .type_(type_.pack())
@@ -100,7 +104,8 @@ pub fn type_id_script(args: [u8; 32]) -> packed::Script {
 }
 
 /// `"TYPE_ID"` right-aligned in 32 bytes: the built-in type id script's code hash.
-pub const TYPE_ID_CODE_HASH: [u8; 32] = *b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0TYPE_ID";
+pub const TYPE_ID_CODE_HASH: [u8; 32] =
+    *b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0TYPE_ID";
 
 /// Type id args for the output at `index` of a transaction whose first input is `first`:
 /// blake2b(first input || index as u64 LE).
@@ -115,7 +120,11 @@ pub fn type_id_args(first: &packed::CellInput, index: u64) -> [u8; 32] {
 
 impl<'a> Wallet<'a> {
     pub fn new(chain: &'a Chain, key: &'a Key, fee_rate: u64) -> Wallet<'a> {
-        Wallet { chain, key, fee_rate }
+        Wallet {
+            chain,
+            key,
+            fee_rate,
+        }
     }
 
     /// The key's plain cells (no type script, no data): the ones it can spend as capacity.
@@ -147,13 +156,15 @@ impl<'a> Wallet<'a> {
                 if n >= draft.outputs.len() {
                     return Err(Error::Usage(format!("no output {n} to take the fee from")));
                 }
-                let surplus = in_total(&draft).checked_sub(out_total).ok_or(Error::Capacity {
-                    needed: out_total,
-                    available: in_total(&draft),
-                })?;
+                let surplus = in_total(&draft)
+                    .checked_sub(out_total)
+                    .ok_or(Error::Capacity {
+                        needed: out_total,
+                        available: in_total(&draft),
+                    })?;
                 let fee = self.fee_for(self.signed_size(&draft)?);
                 let (out, data) = &draft.outputs[n];
-                let capacity = (cap(out) + surplus).checked_sub(fee).unwrap_or(0);
+                let capacity = (cap(out) + surplus).saturating_sub(fee);
                 let needed = occupied(out, data.len());
                 if capacity < needed {
                     return Err(Error::Capacity {
@@ -165,7 +176,11 @@ impl<'a> Wallet<'a> {
                 self.finish(draft, fee)
             }
             Pay::Wallet { min_inputs } => {
-                let fixed: Vec<Vec<u8>> = draft.inputs.iter().map(|(op, _)| op.as_slice().to_vec()).collect();
+                let fixed: Vec<Vec<u8>> = draft
+                    .inputs
+                    .iter()
+                    .map(|(op, _)| op.as_slice().to_vec())
+                    .collect();
                 let candidates: Vec<IndexedCell> = self
                     .plain_cells()?
                     .into_iter()
@@ -237,12 +252,15 @@ impl<'a> Wallet<'a> {
             .iter()
             .map(|(op, _)| packed::CellInput::new(op.clone(), 0))
             .collect();
-        let mut outputs: Vec<packed::CellOutput> = draft.outputs.iter().map(|(o, _)| o.clone()).collect();
+        let mut outputs: Vec<packed::CellOutput> =
+            draft.outputs.iter().map(|(o, _)| o.clone()).collect();
         if let Some(n) = draft.type_id_output {
-            let first = inputs
-                .first()
-                .ok_or_else(|| Error::Usage("a type id needs an input".into()))?;
-            let args = type_id_args(first, n as u64);
+            // Before the inputs are chosen (sizing) the args are a same-size placeholder.
+            let args = match inputs.first() {
+                Some(first) => type_id_args(first, n as u64),
+                None if placeholder => [0; 32],
+                None => return Err(Error::Usage("a type id needs an input".into())),
+            };
             outputs[n] = outputs[n]
                 .clone()
                 .as_builder()
@@ -251,7 +269,11 @@ impl<'a> Wallet<'a> {
         }
         let group = self.key_group(draft);
         let mut deps = draft.cell_deps.clone();
-        if !group.is_empty() && !deps.iter().any(|d| d.as_slice() == self.chain.sighash_dep.as_slice()) {
+        if !group.is_empty()
+            && !deps
+                .iter()
+                .any(|d| d.as_slice() == self.chain.sighash_dep.as_slice())
+        {
             deps.push(self.chain.sighash_dep.clone());
         }
         let mut witnesses = draft.witnesses.clone();
@@ -281,7 +303,13 @@ impl<'a> Wallet<'a> {
             .build();
         Ok(packed::Transaction::new_builder()
             .raw(raw)
-            .witnesses(witnesses.iter().map(|w| w.pack()).collect::<Vec<_>>().pack())
+            .witnesses(
+                witnesses
+                    .iter()
+                    .map(|w| w.pack())
+                    .collect::<Vec<_>>()
+                    .pack(),
+            )
             .build())
     }
 }

@@ -22,7 +22,11 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn json_of(out: &Output) -> Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
@@ -36,9 +40,14 @@ fn spawn_node(dir: &Path) -> (Child, Value) {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
-    assert!(info["rpc_url"].as_str().unwrap().starts_with("http://127.0.0.1:"));
+    assert!(info["rpc_url"]
+        .as_str()
+        .unwrap()
+        .starts_with("http://127.0.0.1:"));
     (child, info)
 }
 
@@ -55,8 +64,10 @@ fn node_stops_when_its_owner_closes_stdin_is_interrupted_or_dies() {
         let (mut child, info) = spawn_node(&chain_dir);
         let node_pid = info["pid"].as_i64().unwrap() as i32;
         assert!(!common::processes_in(&chain_dir).is_empty());
+        // Child::wait closes the child's stdin: hold it open so only the signal stops the owner.
+        let stdin = child.stdin.take();
         match how {
-            "stdin" => drop(child.stdin.take()),
+            "stdin" => drop(stdin),
             "sigint" => signal(child.id(), libc::SIGINT),
             _ => signal(child.id(), libc::SIGKILL),
         }
@@ -67,8 +78,18 @@ fn node_stops_when_its_owner_closes_stdin_is_interrupted_or_dies() {
             _ => assert!(status.code().is_none()),
         }
         // The node goes with its owner, whichever way the owner went.
-        assert!(common::no_process_left(&chain_dir, 30), "{how}: ckb (pid {node_pid}) left running");
-        assert!(!chain_dir.join("node.pid").exists() || how == "sigkill");
+        assert!(
+            common::no_process_left(&chain_dir, 30),
+            "{how}: ckb (pid {node_pid}) left running"
+        );
+        assert!(
+            !chain_dir.join("node.pid").exists() || how == "sigkill",
+            "{how}"
+        );
+        // The node shut down cleanly: no database lock is held, the chain starts again.
+        let again =
+            devnet::node::Node::start(&chain_dir, devnet::node::Tie::Owner).expect("restart");
+        again.stop().unwrap();
     }
 }
 
@@ -77,9 +98,16 @@ fn start_and_stop_keep_a_node_for_the_user() {
     let dir = common::test_dir("start-stop").join("node");
     let dir_s = dir.display().to_string();
     let out = run(&["start", "--dir", &dir_s]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("rpc_url: http://127.0.0.1:") && text.contains("PUBLIC"), "{text}");
+    assert!(
+        text.contains("rpc_url: http://127.0.0.1:") && text.contains("PUBLIC"),
+        "{text}"
+    );
     // The node outlives the command that started it.
     assert!(!common::processes_in(&dir).is_empty());
     // A second init in the same directory refuses while the node runs.
@@ -100,7 +128,8 @@ fn fake_rpc(result: Value, calls: usize) -> (String, std::thread::JoinHandle<()>
             let mut stream = stream.unwrap();
             let mut buf = [0u8; 4096];
             let _ = stream.read(&mut buf);
-            let body = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "result": result }).to_string();
+            let body =
+                serde_json::json!({ "jsonrpc": "2.0", "id": 1, "result": result }).to_string();
             let _ = write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
         }
     });
@@ -113,9 +142,16 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
     let dir = common::test_dir("bad-input-files");
     let rpc = node.rpc_url.clone();
     let key = node.dir.join("dev.key").display().to_string();
-    let verifier = common::release().join("compiled-verifier").display().to_string();
+    let verifier = common::release()
+        .join("compiled-verifier")
+        .display()
+        .to_string();
     let leaves = dir.join("leaves.txt");
-    std::fs::write(&leaves, format!("{}\n{}\n", "11".repeat(32), "22".repeat(32))).unwrap();
+    std::fs::write(
+        &leaves,
+        format!("{}\n{}\n", "11".repeat(32), "22".repeat(32)),
+    )
+    .unwrap();
     let leaves = leaves.display().to_string();
     let bad_leaves = dir.join("bad-leaves.txt");
     std::fs::write(&bad_leaves, format!("{}\n0x1234\n", "11".repeat(32))).unwrap();
@@ -136,39 +172,135 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
     chain.next_block().unwrap();
     chain.wait_indexer().unwrap();
     let dev = Key::from_hex(DEV_KEY).unwrap();
-    let balance = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE).balance().unwrap();
+    let balance = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE)
+        .balance()
+        .unwrap();
     let tip = chain.rpc.tip_block_number().unwrap();
 
     let cases: Vec<(Vec<&str>, u8, &str)> = vec![
-        (vec!["deploy", &verifier, "--rpc", &rpc, "--key", &key, "--frobnicate"], 2, "unknown option --frobnicate"),
-        (vec!["deploy", &verifier, "--rpc", &closed, "--key", &key], 3, "cannot reach the node"),
-        (vec!["deploy", "/nonexistent/verifier", "--rpc", &rpc, "--key", &key], 5, "/nonexistent/verifier"),
-        (vec!["deploy", &verifier, "--rpc", &rpc, "--key", &not_a_key], 6, "is not a private key file"),
-        (vec!["deploy", &verifier, "--rpc", &rpc, "--key", &empty_key], 7, "not enough capacity"),
-        (vec!["lock", "--leaves", &bad_leaves, "--verifier", &verifier, "--rpc", &rpc, "--key", &key], 8, "line 2"),
-        (vec!["spend", "--leaves", &leaves, "--index", "0,2", "--verifier", &verifier, "--rpc", &rpc, "--key", &key], 9, "leaf index 2 is not in the MMR"),
-        (vec!["deploy", &verifier, "--rpc", &mainnet, "--key", &key], 10, "mainnet"),
+        (
+            vec![
+                "deploy",
+                &verifier,
+                "--rpc",
+                &rpc,
+                "--key",
+                &key,
+                "--frobnicate",
+            ],
+            2,
+            "unknown option --frobnicate",
+        ),
+        (
+            vec!["deploy", &verifier, "--rpc", &closed, "--key", &key],
+            3,
+            "cannot reach the node",
+        ),
+        (
+            vec![
+                "deploy",
+                "/nonexistent/verifier",
+                "--rpc",
+                &rpc,
+                "--key",
+                &key,
+            ],
+            5,
+            "/nonexistent/verifier",
+        ),
+        (
+            vec!["deploy", &verifier, "--rpc", &rpc, "--key", &not_a_key],
+            6,
+            "is not a private key file",
+        ),
+        (
+            vec!["deploy", &verifier, "--rpc", &rpc, "--key", &empty_key],
+            7,
+            "not enough capacity",
+        ),
+        (
+            vec![
+                "lock",
+                "--leaves",
+                &bad_leaves,
+                "--verifier",
+                &verifier,
+                "--rpc",
+                &rpc,
+                "--key",
+                &key,
+            ],
+            8,
+            "line 2",
+        ),
+        (
+            vec![
+                "spend",
+                "--leaves",
+                &leaves,
+                "--index",
+                "0,2",
+                "--verifier",
+                &verifier,
+                "--rpc",
+                &rpc,
+                "--key",
+                &key,
+            ],
+            9,
+            "leaf index 2 is not in the MMR",
+        ),
+        (
+            vec!["deploy", &verifier, "--rpc", &mainnet, "--key", &key],
+            10,
+            "mainnet",
+        ),
     ];
     for (args, code, text) in cases {
         let out = run(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code as i32), "{args:?}: {stderr}");
         assert!(stderr.contains(text), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim().lines().count(), if code == 2 { stderr.trim().lines().count() } else { 1 }, "{stderr}");
-        assert!(!stderr.contains(DEV_KEY) && !stderr.contains("horse"), "a key leaked: {stderr}");
+        assert_eq!(
+            stderr.trim().lines().count(),
+            if code == 2 {
+                stderr.trim().lines().count()
+            } else {
+                1
+            },
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains(DEV_KEY) && !stderr.contains("horse"),
+            "a key leaked: {stderr}"
+        );
     }
     server.join().unwrap();
     // Nothing reached the chain: no block, no pooled transaction, the key's balance intact.
     assert_eq!(chain.rpc.tip_block_number().unwrap(), tip);
-    let pool = chain.rpc.call("get_raw_tx_pool", serde_json::json!([])).unwrap();
+    let pool = chain
+        .rpc
+        .call("get_raw_tx_pool", serde_json::json!([]))
+        .unwrap();
     assert_eq!(pool["pending"].as_array().map(Vec::len), Some(0), "{pool}");
-    assert_eq!(Wallet::new(&chain, &dev, DEFAULT_FEE_RATE).balance().unwrap(), balance);
+    assert_eq!(
+        Wallet::new(&chain, &dev, DEFAULT_FEE_RATE)
+            .balance()
+            .unwrap(),
+        balance
+    );
 }
 
 /// Runs a client command that waits for a miner that never comes, and kills it (SIGKILL) as
 /// soon as it has sent its transaction. Returns the hash it sent.
 fn kill_after_send(args: &[&str]) -> String {
-    let mut child = Command::new(BIN).args(args).arg("--no-generate").stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+    let mut child = Command::new(BIN)
+        .args(args)
+        .arg("--no-generate")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
     let stderr = BufReader::new(child.stderr.take().unwrap());
     for line in stderr.lines() {
         let line = line.unwrap();
@@ -187,9 +319,18 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
     let dir = common::test_dir("killed-client-files");
     let rpc = node.rpc_url.clone();
     let key_path = node.dir.join("dev.key").display().to_string();
-    let verifier = common::release().join("compiled-verifier").display().to_string();
+    let verifier = common::release()
+        .join("compiled-verifier")
+        .display()
+        .to_string();
     let leaves = dir.join("leaves.txt");
-    std::fs::write(&leaves, (1..=9u8).map(|b| format!("{}\n", format!("{b:02x}").repeat(32))).collect::<String>()).unwrap();
+    std::fs::write(
+        &leaves,
+        (1..=9u8)
+            .map(|b| format!("{}\n", format!("{b:02x}").repeat(32)))
+            .collect::<String>(),
+    )
+    .unwrap();
     let leaves = leaves.display().to_string();
     let chain = Chain::connect(&rpc, false).unwrap();
     chain.next_block().unwrap();
@@ -201,14 +342,24 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
     // Killed after sending the deployment, before it was committed; the rerun rebuilds the
     // same transaction, finds it already pooled and waits for it.
     let sent = kill_after_send(&["deploy", &verifier, "--rpc", &rpc, "--key", &key_path]);
-    let deployed = json_of(&run(&["deploy", &verifier, "--rpc", &rpc, "--key", &key_path, "--json"]));
-    assert_eq!(deployed["tx_hash"].as_str(), Some(sent.as_str()), "{deployed}");
+    let deployed = json_of(&run(&[
+        "deploy", &verifier, "--rpc", &rpc, "--key", &key_path, "--json",
+    ]));
+    assert_eq!(
+        deployed["tx_hash"].as_str(),
+        Some(sent.as_str()),
+        "{deployed}"
+    );
     // Once committed, a rerun finds it through the indexer and sends nothing.
-    let again = json_of(&run(&["deploy", &verifier, "--rpc", &rpc, "--key", &key_path, "--json"]));
+    let again = json_of(&run(&[
+        "deploy", &verifier, "--rpc", &rpc, "--key", &key_path, "--json",
+    ]));
     assert_eq!(again["created"], false);
     assert_eq!(again["out_point"], deployed["out_point"]);
     let binary = std::fs::read(&verifier).unwrap();
-    assert!(devnet::deploy::find_own(&wallet, &binary, false).unwrap().is_some());
+    assert!(devnet::deploy::find_own(&wallet, &binary, false)
+        .unwrap()
+        .is_some());
     let code_cells = chain
         .rpc
         .cells(&serde_json::json!({
@@ -219,20 +370,104 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
         .unwrap();
     assert_eq!(code_cells.len(), 1, "exactly one deployment");
 
-    let locked = json_of(&run(&["lock", "--leaves", &leaves, "--verifier", &verifier, "--rpc", &rpc, "--key", &key_path, "--json"]));
+    let locked = json_of(&run(&[
+        "lock",
+        "--leaves",
+        &leaves,
+        "--verifier",
+        &verifier,
+        "--rpc",
+        &rpc,
+        "--key",
+        &key_path,
+        "--json",
+    ]));
     // Killed after sending the spend; the rerun finds the same cell and the same transaction.
-    let spend = ["spend", "--leaves", &leaves, "--index", "1,4-6", "--verifier", &verifier, "--rpc", &rpc, "--key", &key_path];
+    let spend = [
+        "spend",
+        "--leaves",
+        &leaves,
+        "--index",
+        "1,4-6",
+        "--verifier",
+        &verifier,
+        "--rpc",
+        &rpc,
+        "--key",
+        &key_path,
+    ];
     let sent = kill_after_send(&spend);
     let spent = json_of(&run(&[&spend[..], &["--json"]].concat()));
     assert_eq!(spent["tx_hash"].as_str(), Some(sent.as_str()));
     assert_eq!(spent["status"], "committed");
 
     // Every shannon accounted for: the code cell's capacity and three fees, nothing else.
-    let fees = deployed["fee_shannons"].as_u64().unwrap() + locked["fee_shannons"].as_u64().unwrap() + spent["fee_shannons"].as_u64().unwrap();
+    let fees = deployed["fee_shannons"].as_u64().unwrap()
+        + locked["fee_shannons"].as_u64().unwrap()
+        + spent["fee_shannons"].as_u64().unwrap();
     let after = wallet.balance().unwrap();
-    assert_eq!(before - after, deployed["capacity_shannons"].as_u64().unwrap() + fees);
+    assert_eq!(
+        before - after,
+        deployed["capacity_shannons"].as_u64().unwrap() + fees
+    );
 
     // The committed spend, rebuilt from the node, costs in ckb-debugger what the node charged.
-    let debug = json_of(&run(&["debug", spent["tx_hash"].as_str().unwrap(), "--rpc", &rpc, "--json", "--mock-out", &dir.join("mock.json").display().to_string()]));
+    let debug = json_of(&run(&[
+        "debug",
+        spent["tx_hash"].as_str().unwrap(),
+        "--rpc",
+        &rpc,
+        "--json",
+        "--mock-out",
+        &dir.join("mock.json").display().to_string(),
+    ]));
     assert_eq!(debug["debugger_cycles"], spent["cycles"], "{debug}");
+}
+
+#[test]
+fn ctrl_c_during_the_scenario_leaves_no_process() {
+    let dir = common::test_dir("scenario-ctrl-c");
+    let mut child = Command::new(BIN)
+        .args([
+            "scenario",
+            "--dir",
+            &dir.display().to_string(),
+            "--release",
+            &common::release().display().to_string(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    for line in stderr.by_ref() {
+        if line.unwrap().contains("deploying") {
+            break;
+        }
+    }
+    let drain = std::thread::spawn(move || stderr.count());
+    signal(child.id(), libc::SIGINT);
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    drain.join().unwrap();
+    assert!(
+        common::no_process_left(&dir, 30),
+        "a process still runs in {}",
+        dir.display()
+    );
+}
+
+#[test]
+fn a_failing_test_that_owns_a_node_leaves_no_process() {
+    let dir = common::root().join("build/tmp/devnet-tests/panicking/chain");
+    let owner = std::thread::spawn(|| {
+        let node = common::fresh_node("panicking");
+        assert!(node.pid > 0);
+        panic!("a test failing while it owns a node");
+    });
+    assert!(owner.join().is_err());
+    assert!(
+        common::no_process_left(&dir, 30),
+        "a process still runs in {}",
+        dir.display()
+    );
 }

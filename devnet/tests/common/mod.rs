@@ -5,7 +5,10 @@ use devnet::node::{self, Node, Tie};
 use std::path::{Path, PathBuf};
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("workspace root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .expect("workspace root")
 }
 
 pub fn release() -> PathBuf {
@@ -38,8 +41,12 @@ pub fn processes_in(dir: &Path) -> Vec<i32> {
     let needle = dir.display().to_string();
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
         let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         if text.contains(&needle) && !is_zombie(pid) {
             pids.push(pid);
@@ -50,7 +57,13 @@ pub fn processes_in(dir: &Path) -> Vec<i32> {
 
 fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
         .unwrap_or(true)
 }
 
