@@ -96,16 +96,45 @@ ckb_node_ok() {
     command -v ckb >/dev/null && ckb --version 2>/dev/null | grep -q "^ckb $CKB_NODE_VERSION "
 }
 
-# The CKB node for the dev chain (./build.sh devnet and the tests): built from the Rust
-# registry, RocksDB included, once.
-install_ckb_node() {
+# The CKB node for the dev chain (./build.sh devnet and the tests), built from the Rust
+# registry, RocksDB included, once. It takes about 26 minutes on 2 cores, so `test` and
+# `devnet` start it first, in the background and in its own process group, and wait for it
+# only when they need the node; the other installs and builds overlap with it (many of their
+# phases are single-threaded). If build.sh ends first, it stops the build by that PID.
+CKB_INSTALL_PID=""
+CKB_INSTALL_LOG="$ROOT/build/tmp/ckb-install.log"
+start_ckb_node_install() {
     ckb_node_ok && return 0
-    say "installing the CKB node $CKB_NODE_VERSION with cargo install (about 26 minutes on 2 cores, once)"
-    local start=$SECONDS
-    cargo install ckb --version "$CKB_NODE_VERSION" --locked >&2 \
-        || die "cargo install ckb $CKB_NODE_VERSION failed"
-    ckb_node_ok || die "ckb $CKB_NODE_VERSION is not first on PATH after installing it"
-    say "CKB node $CKB_NODE_VERSION installed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
+    [ -n "$CKB_INSTALL_PID" ] && return 0
+    mkdir -p "$(dirname "$CKB_INSTALL_LOG")"
+    say "installing the CKB node $CKB_NODE_VERSION with cargo install, in the background (about 26 minutes on 2 cores, once; log: ${CKB_INSTALL_LOG#"$ROOT/"})"
+    CKB_INSTALL_START=$SECONDS
+    setsid cargo install ckb --version "$CKB_NODE_VERSION" --locked >"$CKB_INSTALL_LOG" 2>&1 &
+    CKB_INSTALL_PID=$!
+}
+
+wait_ckb_node() {
+    if [ -n "$CKB_INSTALL_PID" ]; then
+        say "waiting for the CKB node install (pid $CKB_INSTALL_PID): $(grep -c Compiling "$CKB_INSTALL_LOG" || true) crates compiled so far"
+        local status=0
+        wait "$CKB_INSTALL_PID" || status=$?
+        CKB_INSTALL_PID=""
+        if [ $status -ne 0 ]; then
+            tail -n 20 "$CKB_INSTALL_LOG" >&2
+            die "cargo install ckb $CKB_NODE_VERSION failed (exit $status; log: $CKB_INSTALL_LOG)"
+        fi
+        local took=$((SECONDS - CKB_INSTALL_START))
+        say "CKB node $CKB_NODE_VERSION installed in $((took / 60)) min $((took % 60)) s"
+    fi
+    ckb_node_ok || die "ckb $CKB_NODE_VERSION is not first on PATH (after ./build.sh deps it is in ~/.cargo/bin)"
+}
+
+stop_ckb_node_install() {
+    [ -n "$CKB_INSTALL_PID" ] || return 0
+    say "stopping the unfinished CKB node install (pid $CKB_INSTALL_PID)"
+    kill -TERM -- "-$CKB_INSTALL_PID" 2>/dev/null || true
+    wait "$CKB_INSTALL_PID" 2>/dev/null || true
+    CKB_INSTALL_PID=""
 }
 
 # Node.js and npm for the TypeScript kit (js/mmr-lock): any node >= 18 on PATH, else Debian's.
@@ -119,7 +148,6 @@ deps() {
     install_apt_packages
     install_rust
     install_ckb_debugger
-    install_ckb_node
     install_node
     # cargo-fuzz for the bounded differential fuzz run of `./build.sh test` (SECURITY.md).
     cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz 0.13.1" || {
@@ -338,6 +366,12 @@ ref_cycles() {
 }
 
 COMPARE_WORK=""
+on_exit() {
+    stop_ckb_node_install
+    compare_cleanup
+}
+trap on_exit EXIT
+
 compare_cleanup() {
     [ -n "$COMPARE_WORK" ] || return 0
     local side
@@ -362,7 +396,6 @@ compare() {
     # One target directory for both sides (built one after the other): dependencies compile once.
     target="${CARGO_TARGET_DIR:-$ROOT/target}/compare"
     COMPARE_WORK=$(mktemp -d "${TMPDIR:-/tmp}/mmr-compare.XXXXXX")
-    trap compare_cleanup EXIT
     i=0
     for side in a b; do
         say "building ${refs[$i]} (${commits[$i]:0:10}) in a temporary worktree"
@@ -466,7 +499,7 @@ run_js_tests() {
 case "${1:-run}" in
     run) deps; build_all; run ;;
     build) deps; build_all ;;
-    deps) deps ;;
+    deps) start_ckb_node_install; deps; wait_ckb_node ;;
     journey) deps; build_all; journey ;;
     growth) deps; build_all; growth ;;
     sweep) deps; build_all; shift; sweep "$@" ;;
@@ -474,8 +507,8 @@ case "${1:-run}" in
     flamegraph) deps; build_all; build_lab; shift; flamegraph "$@" ;;
     bless) deps; build_all; build_lab; "$LAB" gate --bless ;;
     checksums) deps; build_all; build_lab; "$LAB" checksums --release-dir "$RELEASE" --write "$ROOT/checksums.txt"; cat "$ROOT/checksums.txt" ;;
-    test) deps; build_all; run_tests ;;
-    devnet) deps; build_all; shift; devnet "$@" ;;
+    test) start_ckb_node_install; deps; build_all; wait_ckb_node; run_tests ;;
+    devnet) start_ckb_node_install; deps; build_all; wait_ckb_node; shift; devnet "$@" ;;
     help | -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$1' (try: ./build.sh help)" ;;
 esac
