@@ -258,6 +258,7 @@ JOURNEY_RUST=(
     "compiled: + static stack|compiled-verifier|--no-default-features --features static-stack"
     "compiled: + merge kernel|compiled-verifier|--no-default-features --features static-stack,merge-kernel"
     "compiled: + asm kernel|compiled-verifier|--no-default-features --features static-stack,merge-kernel,asm-kernel"
+    "compiled: + PROOF runs in registers|compiled-verifier|--no-default-features --features static-stack,merge-kernel,asm-kernel,asm-chain"
 )
 # The C verifier: "label|c|compiler merge" (c/build.sh's C_COMPILER and MERGE).
 JOURNEY_C=(

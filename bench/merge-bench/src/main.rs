@@ -11,8 +11,10 @@
 //! `args = 6 || count (u32 LE) || seed (u64 LE)`, and witness 0 of the group holds the
 //! expected hashes, computed with blake2b-rs on the host: `count` merges of
 //! `check_inputs::pair(seed, i)` through `merge_into_asm`, then `count / 4` merges chained in
-//! registers through `merge_words_asm`. Exit codes: 0 all equal, 3 a memory-to-memory hash
-//! differs, 4 a chained one differs, 5 the witness is missing or too short.
+//! registers through `merge_words_asm` (the running hash as the left input), then `count / 4`
+//! through `merge_words_right_asm` (as the right input). Exit codes: 0 all equal, 3 a
+//! memory-to-memory hash differs, 4 a left-chained one, 6 a right-chained one, 5 the witness
+//! is missing or too short.
 #![no_std]
 #![cfg_attr(not(test), no_main)]
 
@@ -103,7 +105,8 @@ impl Expected {
     }
 }
 
-/// Path 6; the chained part starts from `chain_right(seed, u64::MAX)` as its left input.
+/// Path 6; the chained parts start from `chain_right(seed, u64::MAX)`, the right-chained
+/// one's items are `chain_right(seed, count / 4 + i)`.
 #[cfg(target_arch = "riscv64")]
 fn check(count: u32, seed: u64) -> i8 {
     use mmr_blake2b::check_inputs;
@@ -132,15 +135,20 @@ fn check(count: u32, seed: u64) -> i8 {
     for (w, bytes) in words.iter_mut().zip(start.chunks_exact(8)) {
         *w = u64::from_le_bytes(bytes.try_into().unwrap_or_default());
     }
-    for i in 0..u64::from(count / 4) {
-        words = mmr_blake2b::merge_words_asm(words, &check_inputs::chain_right(seed, i));
+    let chained = u64::from(count / 4);
+    for i in 0..2 * chained {
+        let item = check_inputs::chain_right(seed, i);
+        let (next, code) = if i < chained {
+            (mmr_blake2b::merge_words_asm(words, &item), 4)
+        } else {
+            (mmr_blake2b::merge_words_right_asm(&item, words), 6)
+        };
+        words = next;
         let mut out = [0u8; 32];
-        for (bytes, w) in out.chunks_exact_mut(8).zip(words) {
-            bytes.copy_from_slice(&w.to_le_bytes());
-        }
+        mmr_blake2b::store_words(words, &mut out);
         match expected.next() {
             None => return 5,
-            Some(hash) if hash != out => return 4,
+            Some(hash) if hash != out => return code,
             Some(_) => {}
         }
     }

@@ -27,6 +27,33 @@ impl Merge for ContractMerge {
         #[cfg(not(feature = "merge-kernel"))]
         mmr_blake2b::merge_const_builder(left, right, out);
     }
+
+    #[cfg(feature = "asm-chain")]
+    const WORDS: bool = true;
+
+    #[cfg(feature = "asm-chain")]
+    #[inline(always)]
+    fn merge_to_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
+        mmr_blake2b::merge_to_words_asm(left, right)
+    }
+
+    #[cfg(feature = "asm-chain")]
+    #[inline(always)]
+    fn merge_words_left(node: [u64; 4], item: &[u8; 32]) -> [u64; 4] {
+        mmr_blake2b::merge_words_asm(node, item)
+    }
+
+    #[cfg(feature = "asm-chain")]
+    #[inline(always)]
+    fn merge_words_right(item: &[u8; 32], node: [u64; 4]) -> [u64; 4] {
+        mmr_blake2b::merge_words_right_asm(item, node)
+    }
+
+    #[cfg(feature = "asm-chain")]
+    #[inline(always)]
+    fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
+        mmr_blake2b::store_words(words, out);
+    }
 }
 
 #[cfg(feature = "static-stack")]

@@ -26,6 +26,52 @@ pub use compile::{compile, encode, Command, CompileError};
 /// personalization `ckb-default-hash` over `left || right`.
 pub trait Merge {
     fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]);
+
+    /// When true, runs of `PROOF` commands hash through the word methods below, so a contract
+    /// can keep the node's hash in registers from one step to the next and store it once.
+    const WORDS: bool = false;
+
+    /// `merge(left, right)` as four little-endian words.
+    fn merge_to_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
+        let mut out = [0u8; 32];
+        Self::merge(left, right, &mut out);
+        words_of(&out)
+    }
+
+    /// `merge(node, item)`, the node given as words.
+    fn merge_words_left(node: [u64; 4], item: &[u8; 32]) -> [u64; 4] {
+        Self::merge_to_words(&bytes_of(node), item)
+    }
+
+    /// `merge(item, node)`, the node given as words.
+    fn merge_words_right(item: &[u8; 32], node: [u64; 4]) -> [u64; 4] {
+        Self::merge_to_words(item, &bytes_of(node))
+    }
+
+    /// Writes a hash given as words.
+    fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
+        *out = bytes_of(words);
+    }
+}
+
+/// The four little-endian words of a hash.
+fn words_of(bytes: &[u8; 32]) -> [u64; 4] {
+    let mut words = [0u64; 4];
+    for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(chunk);
+        *w = u64::from_le_bytes(b);
+    }
+    words
+}
+
+/// The hash whose little-endian words these are.
+fn bytes_of(words: [u64; 4]) -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    for (chunk, w) in bytes.chunks_exact_mut(8).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    bytes
 }
 
 /// Command opcodes.
@@ -342,6 +388,39 @@ fn run_peak<M: Merge>(
             let first = t_first;
             let mut h = t_h;
             let src = top.src;
+            if M::WORDS {
+                // The same steps and checks as below, the hash in words between them.
+                let node = if h == 0 {
+                    stored_item(payload, src)?
+                } else {
+                    &top.hash[(h & 1) as usize]
+                };
+                let mut words = if first.wrapping_shr(h as u32) & 1 == 0 {
+                    M::merge_to_words(node, item)
+                } else {
+                    M::merge_to_words(item, node)
+                };
+                h = h.wrapping_add(1);
+                while payload.get(pos) == Some(&op::PROOF) {
+                    let Some(item) = item_at(payload, pos.wrapping_add(1)) else {
+                        return Err(ItemTruncated);
+                    };
+                    pos = pos.wrapping_add(1 + ITEM_LEN);
+                    if h == peak_h {
+                        return Err(ProofOverPeak);
+                    }
+                    words = if first.wrapping_shr(h as u32) & 1 == 0 {
+                        M::merge_words_left(words, item)
+                    } else {
+                        M::merge_words_right(item, words)
+                    };
+                    h = h.wrapping_add(1);
+                }
+                M::store_words(words, &mut top.hash[(h & 1) as usize]);
+                t_first = first & u64::MAX.wrapping_shl(h as u32);
+                t_h = h;
+                continue;
+            }
             let (x, y) = halves(&mut top.hash, h);
             let node = if h == 0 {
                 stored_item(payload, src)?

@@ -93,3 +93,41 @@ pub fn merge_words_asm(left: [u64; 4], right: &[u8; 32]) -> [u64; 4] {
     }
     [w0, w1, w2, w3]
 }
+
+/// The merge of `left` and `right` returned as four little-endian words, for a path that
+/// continues in registers.
+#[inline(always)]
+pub fn merge_to_words_asm(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
+    let (w0, w1, w2, w3);
+    // SAFETY: the kernel reads the 32 bytes behind `a0` and `a1` (live shared references),
+    // writes only registers listed as clobbers or outputs, no memory, and uses no stack.
+    unsafe {
+        kernel_call!(
+            "mmr_merge_rv64",
+            inout("a0") left.as_ptr() => _,
+            inout("a1") right.as_ptr() => _,
+            out("a3") w0, out("a4") w1, out("a5") w2, out("a6") w3,
+            options(nostack, readonly),
+        );
+    }
+    [w0, w1, w2, w3]
+}
+
+/// The merge of `left` with `right` given as its four little-endian words, returned as
+/// words (the right-child counterpart of [`merge_words_asm`]).
+#[inline(always)]
+pub fn merge_words_right_asm(left: &[u8; 32], right: [u64; 4]) -> [u64; 4] {
+    let [mut w0, mut w1, mut w2, mut w3] = right;
+    // SAFETY: the kernel reads the 32 bytes behind `a0` (a live shared reference), writes
+    // only registers listed as clobbers or outputs, no memory, and uses no stack.
+    unsafe {
+        kernel_call!(
+            "mmr_merge_rv64_chain_right",
+            inout("a0") left.as_ptr() => _,
+            out("a1") _,
+            inout("a3") w0, inout("a4") w1, inout("a5") w2, inout("a6") w3,
+            options(nostack, readonly),
+        );
+    }
+    [w0, w1, w2, w3]
+}

@@ -29,7 +29,10 @@ mod mem;
 #[allow(unsafe_code)]
 mod asm;
 #[cfg(all(target_arch = "riscv64", not(feature = "portable")))]
-pub use asm::{merge_into_asm, merge_into_uninit_asm, merge_words_asm};
+pub use asm::{
+    merge_into_asm, merge_into_uninit_asm, merge_to_words_asm, merge_words_asm,
+    merge_words_right_asm,
+};
 
 use mem::{load, store, store_uninit};
 
@@ -511,7 +514,12 @@ fn merge_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
 
 /// The MMR merge `blake2b-256/ckb-default-hash(left || right)`, written to `out`.
 pub fn merge_into(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
-    let [a, b, c, d] = merge_words(left, right);
+    store_words(merge_words(left, right), out);
+}
+
+/// Writes a hash given as its four little-endian words (one `sd` each on riscv64).
+pub fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
+    let [a, b, c, d] = words;
     store::<0, 32>(out, a);
     store::<8, 32>(out, b);
     store::<16, 32>(out, c);
