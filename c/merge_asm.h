@@ -14,6 +14,10 @@
 
 #include <stdint.h>
 
+/* The word functions of compiled_proof.h are defined below. */
+#define CP_HAVE_WORDS 1
+#include "compiled_proof.h"
+
 /* Nothing to set up: the initial state is the kernel's constant table. */
 static void cp_merge_setup(void) {}
 
@@ -31,6 +35,52 @@ static inline void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8
       : "r"(a2)
       : "ra", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a3", "a4", "a5", "a6", "a7", "s2", "s3",
         "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "memory");
+}
+
+/* The word path of compiled_proof.h: the kernel returns the hash in a3..a6 and its _chain
+ * entries take one input there, so a run of PROOFs keeps the hash in registers. The clobber
+ * list is cp_merge's, less the registers named as operands. */
+#define CP_KERNEL_CLOBBERS                                                                    \
+  "ra", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", \
+      "s8", "s9", "s10", "s11", "memory"
+
+static inline cp_words_t cp_merge_to_words(const uint8_t left[32], const uint8_t right[32]) {
+  register const uint8_t *a0 __asm__("a0") = left;
+  register const uint8_t *a1 __asm__("a1") = right;
+  register uint64_t a3 __asm__("a3"), a4 __asm__("a4"), a5 __asm__("a5"), a6 __asm__("a6");
+  __asm__ volatile("jal ra, mmr_merge_rv64"
+                   : "+r"(a0), "+r"(a1), "=r"(a3), "=r"(a4), "=r"(a5), "=r"(a6)
+                   :
+                   : CP_KERNEL_CLOBBERS);
+  return (cp_words_t){{a3, a4, a5, a6}};
+}
+
+static inline cp_words_t cp_merge_words_left(cp_words_t node, const uint8_t item[32]) {
+  register const uint8_t *a1 __asm__("a1") = item;
+  register uint64_t a3 __asm__("a3") = node.w[0], a4 __asm__("a4") = node.w[1],
+                    a5 __asm__("a5") = node.w[2], a6 __asm__("a6") = node.w[3];
+  __asm__ volatile("jal ra, mmr_merge_rv64_chain"
+                   : "+r"(a1), "+r"(a3), "+r"(a4), "+r"(a5), "+r"(a6)
+                   :
+                   : "a0", CP_KERNEL_CLOBBERS);
+  return (cp_words_t){{a3, a4, a5, a6}};
+}
+
+static inline cp_words_t cp_merge_words_right(const uint8_t item[32], cp_words_t node) {
+  register const uint8_t *a0 __asm__("a0") = item;
+  register uint64_t a3 __asm__("a3") = node.w[0], a4 __asm__("a4") = node.w[1],
+                    a5 __asm__("a5") = node.w[2], a6 __asm__("a6") = node.w[3];
+  __asm__ volatile("jal ra, mmr_merge_rv64_chain_right"
+                   : "+r"(a0), "+r"(a3), "+r"(a4), "+r"(a5), "+r"(a6)
+                   :
+                   : "a1", CP_KERNEL_CLOBBERS);
+  return (cp_words_t){{a3, a4, a5, a6}};
+}
+
+static inline void cp_store_words(cp_words_t words, uint8_t out[32]) {
+  for (int i = 0; i < 4; i++) {
+    __builtin_memcpy(out + 8 * i, &words.w[i], 8); /* one sd: -mno-strict-align */
+  }
 }
 
 #endif /* MMR_MERGE_ASM_H_ */
