@@ -483,6 +483,10 @@ fn cmd_node(raw: &[String], tie: Tie) -> Result<()> {
             dir.join("dev.key").display()
         );
         println!(
+            "dev_key: 0x{} (public; 20 billion CKB on this dev chain only)",
+            devnet::key::DEV_KEY
+        );
+        println!(
             "owner_key_file: {} (the dev spec's second genesis key, public too)",
             dir.join("owner.key").display()
         );
