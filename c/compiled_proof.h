@@ -22,10 +22,11 @@
 
 static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);
 
-/* A hash as four little-endian words. Along a run of PROOF commands the node's hash is kept
- * in this form, so an includer that defines CP_HAVE_WORDS before including this header, and
- * these four functions after it (c/merge_asm.h), can keep it in registers and store it once
- * per run; otherwise the definitions below go through cp_merge. */
+#ifdef CP_HAVE_WORDS
+/* A hash as four little-endian words: an includer that defines CP_HAVE_WORDS before
+ * including this header, and these four functions after it (c/merge_asm.h), keeps a PROOF
+ * run's hash in registers and stores it once per run. Otherwise each step hashes into the
+ * node's own buffer with cp_merge. */
 typedef struct {
   uint64_t w[4];
 } cp_words_t;
@@ -33,6 +34,7 @@ static inline cp_words_t cp_merge_to_words(const uint8_t left[32], const uint8_t
 static inline cp_words_t cp_merge_words_left(cp_words_t node, const uint8_t item[32]);
 static inline cp_words_t cp_merge_words_right(const uint8_t item[32], cp_words_t node);
 static inline void cp_store_words(cp_words_t words, uint8_t out[32]);
+#endif
 
 /* Exit codes 40-64 (docs/error-codes.md); 65-79 reserved. */
 #define CP_OK 0
@@ -105,36 +107,6 @@ static inline uint64_t cp_u64le(const uint8_t *p) {
   return cp_u32le(p) | (cp_u32le(p + 4) << 32);
 #endif
 }
-
-#ifndef CP_HAVE_WORDS
-static inline cp_words_t cp_merge_to_words(const uint8_t left[32], const uint8_t right[32]) {
-  uint8_t h[32];
-  cp_merge(h, left, right);
-  cp_words_t r;
-  for (int i = 0; i < 4; i++) {
-    r.w[i] = cp_u64le(h + 8 * i);
-  }
-  return r;
-}
-
-static inline void cp_store_words(cp_words_t words, uint8_t out[32]) {
-  for (int i = 0; i < 32; i++) {
-    out[i] = (uint8_t)(words.w[i / 8] >> (8 * (i % 8)));
-  }
-}
-
-static inline cp_words_t cp_merge_words_left(cp_words_t node, const uint8_t item[32]) {
-  uint8_t h[32];
-  cp_store_words(node, h);
-  return cp_merge_to_words(h, item);
-}
-
-static inline cp_words_t cp_merge_words_right(const uint8_t item[32], cp_words_t node) {
-  uint8_t h[32];
-  cp_store_words(node, h);
-  return cp_merge_to_words(item, h);
-}
-#endif
 
 /*
  * Steps 1-8 of the spec: checks the payload against an MMR of leaf_count leaves and writes
@@ -260,25 +232,30 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
         if (h == h_peak) { /* P2 */
           return CP_ERR_PROOF_OVER_PEAK;
         }
+        /* Further PROOFs on the same node (the common case) skip the dispatch: 6.1 and 6.2
+         * hold (bytes remain, rem is unchanged), 6.3 is the opcode and item check, P1 holds
+         * (t is still a working node), then P2: the same checks, in the same order. */
+#define CP_MORE_PROOFS() (pos != len && payload[pos] == CP_OP_PROOF)
+#define CP_TAKE_PROOF()                   \
+  do {                                    \
+    if (len - pos - 1 < CP_ITEM) {        \
+      return CP_ERR_ITEM_TRUNCATED;       \
+    }                                     \
+    item = payload + pos + 1;             \
+    pos += 1 + CP_ITEM;                   \
+    if (h == h_peak) {                    \
+      return CP_ERR_PROOF_OVER_PEAK;      \
+    }                                     \
+  } while (0)
         uint64_t bit = (uint64_t)1 << h; /* h < h_peak <= 49 */
+#ifdef CP_HAVE_WORDS
         cp_words_t node = (t->first & bit) == 0
                               ? cp_merge_to_words(t->hash, item)  /* t is a left child */
                               : cp_merge_to_words(item, t->hash); /* t is a right child */
         t->first &= ~bit;
         h++;
-        /* Further PROOFs on the same node (the common case) skip the dispatch and keep the
-         * hash in words: 6.1 and 6.2 hold (bytes remain, rem is unchanged), 6.3 is the opcode
-         * and item check, P1 holds (t is still a working node), then P2: the same checks, in
-         * the same order. */
-        while (pos != len && payload[pos] == CP_OP_PROOF) {
-          if (len - pos - 1 < CP_ITEM) {
-            return CP_ERR_ITEM_TRUNCATED;
-          }
-          item = payload + pos + 1;
-          pos += 1 + CP_ITEM;
-          if (h == h_peak) {
-            return CP_ERR_PROOF_OVER_PEAK;
-          }
+        while (CP_MORE_PROOFS()) {
+          CP_TAKE_PROOF();
           bit = (uint64_t)1 << h;
           node = (t->first & bit) == 0 ? cp_merge_words_left(node, item)
                                        : cp_merge_words_right(item, node);
@@ -286,6 +263,25 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
           h++;
         }
         cp_store_words(node, t->buf);
+#else
+        for (;;) {
+          if ((t->first & bit) == 0) {
+            cp_merge(t->buf, t->hash, item); /* t is a left child */
+          } else {
+            cp_merge(t->buf, item, t->hash); /* t is a right child */
+          }
+          t->hash = t->buf;
+          t->first &= ~bit;
+          h++;
+          if (!CP_MORE_PROOFS()) {
+            break;
+          }
+          CP_TAKE_PROOF();
+          bit = (uint64_t)1 << h;
+        }
+#endif
+#undef CP_MORE_PROOFS
+#undef CP_TAKE_PROOF
         t->hash = t->buf;
         t->height = h;
         break;
