@@ -471,7 +471,9 @@ flamegraph() {
 
 run_tests() {
     say "running the test suite"
-    cargo test --release --locked --workspace --exclude baseline-verifier --exclude compiled-verifier
+    # Everything but the dev chain first: on a fresh machine the node is still building.
+    cargo test --release --locked --workspace --exclude baseline-verifier --exclude compiled-verifier \
+        --exclude devnet
     if [ -x c/host/run.sh ]; then
         say "running the C verifier core under ASan/UBSan"
         c/host/run.sh
@@ -488,6 +490,9 @@ run_tests() {
     # CC=clang-19: the C core gets libFuzzer's coverage counters too (assurance/build.rs).
     CC=clang-19 cargo fuzz run -s none differential build/tmp/fuzz-corpus fuzz/corpus/differential -- \
         -runs=300000 -max_len=1024 -max_total_time=600 -print_final_stats=1
+    wait_ckb_node
+    say "the dev chain: ckb-devnet's tests on real ckb $CKB_NODE_VERSION nodes (docs/deploy.md)"
+    cargo test --release --locked -p devnet
     run_js_tests
 }
 
@@ -508,7 +513,7 @@ case "${1:-run}" in
     flamegraph) deps; build_all; build_lab; shift; flamegraph "$@" ;;
     bless) deps; build_all; build_lab; "$LAB" gate --bless ;;
     checksums) deps; build_all; build_lab; "$LAB" checksums --release-dir "$RELEASE" --write "$ROOT/checksums.txt"; cat "$ROOT/checksums.txt" ;;
-    test) start_ckb_node_install; deps; build_all; wait_ckb_node; run_tests ;;
+    test) start_ckb_node_install; deps; build_all; run_tests ;;
     devnet) start_ckb_node_install; deps; build_all; wait_ckb_node; shift; devnet "$@" ;;
     help | -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$1' (try: ./build.sh help)" ;;

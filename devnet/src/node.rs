@@ -65,7 +65,8 @@ fn alive(pid: i32) -> bool {
     }
 }
 
-fn is_zombie(pid: i32) -> bool {
+/// Whether `pid` has exited but not been reaped (it shows in /proc, but no longer runs).
+pub fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .map(|s| {
             s.rsplit(')')

@@ -371,49 +371,34 @@ fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> 
         |cell: &IndexedCell| ctx.honest(cell, compiled, Format::Compiled, Mode::Plain);
 
     // A flipped byte in the first proved leaf: the proof now computes another root.
-    let cell = ctx.lock(&compiled.code, Mode::Plain)?;
-    let mut forged = ctx.plain.clone();
-    forged.proved[0].1[0] ^= 1;
-    let tx = Spend::new(
-        cell.clone(),
-        compiled.clone(),
-        &forged,
-        Format::Compiled,
-        Mode::Plain,
-    )?
-    .build(&ctx.payer)?
-    .tx;
-    report.refusals.push(ctx.refusal(
-        "flipped_leaf_byte",
-        "compiled",
-        &tx,
-        &cell,
-        Some(9),
-        None,
-        Ok(honest_plain(&cell)?),
-    )?);
-
+    let mut flipped = ctx.plain.clone();
+    flipped.proved[0].1[0] ^= 1;
     // A valid proof of another MMR of the same shape (other leaf values).
-    let cell = ctx.lock(&compiled.code, Mode::Plain)?;
     let other = Workload::from_seed_with_owner(REFERENCE_SEED, [0x5a; 32]);
-    let tx = Spend::new(
-        cell.clone(),
-        compiled.clone(),
-        &other,
-        Format::Compiled,
-        Mode::Plain,
-    )?
-    .build(&ctx.payer)?
-    .tx;
-    report.refusals.push(ctx.refusal(
-        "proof_for_another_mmr",
-        "compiled",
-        &tx,
-        &cell,
-        Some(9),
-        None,
-        Ok(honest_plain(&cell)?),
-    )?);
+    for (case, forged) in [
+        ("flipped_leaf_byte", &flipped),
+        ("proof_for_another_mmr", &other),
+    ] {
+        let cell = ctx.lock(&compiled.code, Mode::Plain)?;
+        let spend = Spend::new(
+            cell.clone(),
+            compiled.clone(),
+            forged,
+            Format::Compiled,
+            Mode::Plain,
+        )?;
+        let tx = spend.build(&ctx.payer)?.tx;
+        let honest = honest_plain(&cell)?;
+        report.refusals.push(ctx.refusal(
+            case,
+            "compiled",
+            &tx,
+            &cell,
+            Some(9),
+            None,
+            Ok(honest),
+        )?);
+    }
 
     // The witness cut short: no longer a valid WitnessArgs.
     let cell = ctx.lock(&compiled.code, Mode::Plain)?;

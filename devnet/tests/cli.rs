@@ -138,14 +138,13 @@ fn fake_rpc(result: Value, calls: usize) -> (String, std::thread::JoinHandle<()>
 
 #[test]
 fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
-    let node = common::fresh_node("bad-input");
-    let dir = common::test_dir("bad-input-files");
-    let rpc = node.rpc_url.clone();
-    let key = node.dir.join("dev.key").display().to_string();
-    let verifier = common::release()
-        .join("compiled-verifier")
-        .display()
-        .to_string();
+    let common::Client {
+        node: _node,
+        rpc,
+        key,
+        files: dir,
+        verifier,
+    } = common::client("bad-input");
     let leaves = dir.join("leaves.txt");
     std::fs::write(
         &leaves,
@@ -315,14 +314,13 @@ fn kill_after_send(args: &[&str]) -> String {
 
 #[test]
 fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
-    let node = common::fresh_node("killed-client");
-    let dir = common::test_dir("killed-client-files");
-    let rpc = node.rpc_url.clone();
-    let key_path = node.dir.join("dev.key").display().to_string();
-    let verifier = common::release()
-        .join("compiled-verifier")
-        .display()
-        .to_string();
+    let common::Client {
+        node: _node,
+        rpc,
+        key: key_path,
+        files: dir,
+        verifier,
+    } = common::client("killed-client");
     let leaves = dir.join("leaves.txt");
     std::fs::write(
         &leaves,

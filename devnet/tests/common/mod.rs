@@ -36,6 +36,27 @@ pub fn fresh_node(name: &str) -> Node {
     Node::start(&dir, Tie::Owner).expect("node start")
 }
 
+/// A fresh node for a client test, with its RPC URL, the dev key's file, a directory for the
+/// test's files and the compiled verifier's path.
+pub struct Client {
+    pub node: Node,
+    pub rpc: String,
+    pub key: String,
+    pub files: PathBuf,
+    pub verifier: String,
+}
+
+pub fn client(name: &str) -> Client {
+    let node = fresh_node(name);
+    Client {
+        rpc: node.rpc_url.clone(),
+        key: node.dir.join("dev.key").display().to_string(),
+        files: test_dir(&format!("{name}-files")),
+        verifier: release().join("compiled-verifier").display().to_string(),
+        node,
+    }
+}
+
 /// PIDs of processes whose command line mentions `dir`.
 pub fn processes_in(dir: &Path) -> Vec<i32> {
     let needle = dir.display().to_string();
@@ -48,23 +69,11 @@ pub fn processes_in(dir: &Path) -> Vec<i32> {
             continue;
         };
         let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if text.contains(&needle) && !is_zombie(pid) {
+        if text.contains(&needle) && !node::is_zombie(pid) {
             pids.push(pid);
         }
     }
     pids
-}
-
-fn is_zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(true)
 }
 
 /// Waits up to `secs` for no process to mention `dir`.
