@@ -169,15 +169,16 @@ pub fn script_groups(mock: &Value) -> Vec<(&'static str, &'static str, usize, [u
     groups
 }
 
-/// Writes the mock transaction of `tx` to `file` and runs every script group in it.
-pub fn debug(rpc: &Rpc, tx: &packed::Transaction, file: &Path) -> Result<Vec<GroupRun>> {
+/// Writes the mock transaction of `tx` to `file` and runs every script group in it; returns
+/// the mock transaction too (its inputs carry the spent cells' capacities).
+pub fn debug(rpc: &Rpc, tx: &packed::Transaction, file: &Path) -> Result<(Value, Vec<GroupRun>)> {
     let mock = mock_transaction(rpc, tx)?;
     let text = serde_json::to_string_pretty(&mock).expect("json");
     std::fs::write(file, text).map_err(|e| Error::File {
         path: file.display().to_string(),
         reason: e.to_string(),
     })?;
-    Ok(script_groups(&mock)
+    let runs = script_groups(&mock)
         .into_iter()
         .map(|(group_type, cell_type, index, script_hash)| GroupRun {
             group_type,
@@ -186,7 +187,8 @@ pub fn debug(rpc: &Rpc, tx: &packed::Transaction, file: &Path) -> Result<Vec<Gro
             script_hash,
             run: run_group(file, group_type, cell_type, index),
         })
-        .collect())
+        .collect();
+    Ok((mock, runs))
 }
 
 /// The sum of the groups' cycles, or the first group that failed.

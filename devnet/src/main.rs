@@ -405,7 +405,7 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
     if let Some(parent) = out.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
-    let runs = devnet::debug::debug(&rpc, &tx, &out)?;
+    let (_, runs) = devnet::debug::debug(&rpc, &tx, &out)?;
     let groups: Vec<Value> = runs
         .iter()
         .map(|r| {

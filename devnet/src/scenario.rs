@@ -154,15 +154,12 @@ impl Ctx<'_> {
             .tx
             .clone()
             .ok_or_else(|| Error::NotFound("the committed body".into()))?;
-        let runs = debug::debug(&self.chain.rpc, &tx, &mock_file)?;
+        let (mock, runs) = debug::debug(&self.chain.rpc, &tx, &mock_file)?;
         let debugger_cycles = debug::total_cycles(&runs)?;
         let mmr_lock_cycles = runs
             .first()
             .and_then(|r| r.run.as_ref().ok())
             .map_or(0, |r| r.cycles);
-        let mock: Value =
-            serde_json::from_str(&std::fs::read_to_string(&mock_file).unwrap_or_default())
-                .unwrap_or_default();
         let row = SpendRow {
             verifier,
             mode,
