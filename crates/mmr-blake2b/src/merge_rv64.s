@@ -29,10 +29,10 @@
 #   round 0: a = (h[a] + h[b]) precomputed, 4 adds       -4
 #   round 11: b of the diagonal G is never read, 4x2     -8
 #   message: 8 ld (mmr_merge_rv64)                       16
-#   state: lla + 14 ld + xori + mv                       31
+#   state: lla + 14 ld + xori (v13 is read from v5)      30
 #   output: lla + 4 ld + 8 xor                           17
 #   ret                                                   3
-#   total                                              1303  (1295 through `_chain`)
+#   total                                              1302  (1294 through `_chain`)
 
 # Working vector v0..v15 and message words m0..m7 (m8..m15 are zero in every merge):
 #   v0 s2   v1 s3   v2 s4   v3 s5   v4 s6   v5 s7   v6 s8   v7 s9
@@ -42,14 +42,20 @@
 # G (RFC 7693 3.1) in place. `zero` for a message word that is zero drops its add.
 # pre=0: `a` already holds a + b (round 0, where both are constants). post=0: the last
 # rotation of `b` is skipped (round 11's diagonal, whose b is not part of the output).
-.macro mmr_g a, b, c, d, x, y, pre=1, post=1
+# dsrc: the register holding `d`'s initial value, when it is not `d` itself (round 0's v13,
+# which equals v5).
+.macro mmr_g a, b, c, d, x, y, pre=1, post=1, dsrc
     .if \pre
     add \a, \a, \b
     .endif
     .ifnc \x, zero
     add \a, \a, \x
     .endif
+    .ifb \dsrc
     xor \d, \d, \a
+    .else
+    xor \d, \dsrc, \a
+    .endif
     rori \d, \d, 32
     add \c, \c, \d
     xor \b, \b, \c
@@ -70,7 +76,12 @@
 # One round: message words in sigma order (RFC 7693 2.7), columns then diagonals.
 .macro mmr_round x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15, pre=1, post=1
     mmr_g s2, s6, s10, t5, \x0, \x1, \pre, 1
-    mmr_g s3, s7, s11, t6, \x2, \x3, \pre, 1
+    .if \pre
+    mmr_g s3, s7, s11, t6, \x2, \x3, 1, 1
+    .else
+    # v13 = IV5 = h5 = v5: its first xor reads v5's register (no copy into t6).
+    mmr_g s3, s7, s11, t6, \x2, \x3, 0, 1, s7
+    .endif
     mmr_g s4, s8, t3, t2, \x4, \x5, \pre, 1
     mmr_g s5, s9, t4, a0, \x6, \x7, \pre, 1
     mmr_g s2, s7, t3, a0, \x8, \x9, 1, \post
@@ -114,7 +125,6 @@ mmr_merge_rv64_chain:
     ld t3, 80(a0)
     ld t4, 88(a0)
     xori t5, s6, 64          # v12 = IV4 ^ t (t = 64 bytes); h4 = IV4 (no salt)
-    mv t6, s7                # v13 = IV5 ^ (t >> 64) = IV5 = h5
     ld t2, 96(a0)
     ld a0, 104(a0)
 
