@@ -178,7 +178,7 @@ pub fn verify<H: Hasher>(
     if payload.leaf_count() == 0 {
         return Err(BaselineError::NoLeaves.into());
     }
-    let mut leaf_indexes = Vec::with_capacity(payload.leaf_count());
+    let mut shape = shape::ProofLen::new(leaf_count);
     let mut previous: Option<u64> = None;
     for (pos, _) in payload.leaves() {
         if pos >= mmr_size {
@@ -189,9 +189,9 @@ pub fn verify<H: Hasher>(
             return Err(BaselineError::LeavesUnsorted.into());
         }
         previous = Some(pos);
-        leaf_indexes.push(index);
+        shape.push(index);
     }
-    let expected = shape::proof_len(&mut leaf_indexes, leaf_count);
+    let expected = shape.finish();
     match payload.item_count().cmp(&expected) {
         core::cmp::Ordering::Less => return Err(BaselineError::ProofTooShort.into()),
         core::cmp::Ordering::Greater => return Err(BaselineError::ProofTooLong.into()),

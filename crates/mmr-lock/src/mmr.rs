@@ -47,12 +47,56 @@ pub fn pos_height(mut pos: u64) -> u32 {
     }
 }
 
+/// `INV_LOW[t]` is the `l < 64` with `2l - popcount(l) == t`, or `NO_LEAF` when there is none
+/// (`t` is then an inner node's position inside a 64-leaf block). `t <= 120` for every `l`.
+const INV_LOW: [u8; 128] = {
+    let mut table = [NO_LEAF; 128];
+    let mut l = 0u64;
+    while l < 64 {
+        table[leaf_index_to_pos(l) as usize] = l as u8;
+        l += 1;
+    }
+    table
+};
+const NO_LEAF: u8 = 0xff;
+/// Largest `2l - popcount(l)` for `l < 64` (at `l = 63`).
+const MAX_LOW_POS: u64 = 120;
+
 /// Leaf index of a leaf position, or `None` when `pos` is not a leaf.
+///
+/// Split the index as `i = 64h + l` (`l < 64`): `pos = 2i - popcount(i)
+/// = 128h - popcount(h) + (2l - popcount(l))`, and `0 <= 2l - popcount(l) <= 120`. As
+/// `popcount(h) <= 49`, `h` is `pos >> 7` or one more, and once `h` is fixed `l` is a table
+/// lookup. Both candidates are checked, so the answer is exact: `pos` is a leaf exactly
+/// when one of them hits a table entry, and `2i - popcount(i)` is injective.
 pub fn leaf_pos_to_index(pos: u64) -> Option<u64> {
+    if pos >= MAX_MMR_SIZE {
+        return None;
+    }
+    let mut high = pos >> 7;
+    // 2l - popcount(l) for h = pos >> 7: at least 0, as 128h - popcount(h) <= pos - (pos & 127).
+    let mut low = (pos & 127) + high.count_ones() as u64;
+    if low > MAX_LOW_POS {
+        // Only h + 1 can work: with h, no l reaches `low`; with h + 1 the remainder is
+        // low - 128 + popcount(h + 1) - popcount(h), negative (wrapping to huge) when none fits.
+        let next = high + 1;
+        low = (low + next.count_ones() as u64)
+            .wrapping_sub(128 + high.count_ones() as u64);
+        high = next;
+    }
+    // `low < 128` keeps the lookup in bounds (`get` would also refuse anything larger).
+    match INV_LOW.get(low as usize) {
+        Some(&l) if l != NO_LEAF => Some(high << 6 | l as u64),
+        _ => None,
+    }
+}
+
+/// The former linear search, kept as the reference for [`leaf_pos_to_index`] in tests.
+#[cfg(test)]
+fn leaf_pos_to_index_linear(pos: u64) -> Option<u64> {
     if pos >= MAX_MMR_SIZE || pos_height(pos) != 0 {
         return None;
     }
-    // pos = 2i - popcount(i) is strictly increasing in i, and i is within 51 of (pos+1)/2.
     let mut i = pos / 2;
     loop {
         let p = leaf_index_to_pos(i);
@@ -95,6 +139,51 @@ mod tests {
             assert_eq!(leaf_count(size), Some(n));
             if leaf_count(size + 1).is_some() {
                 assert_eq!(mmr_size_of(n + 1), size + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn leaf_pos_to_index_matches_linear_search() {
+        for pos in 0..(1u64 << 21) {
+            assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+        }
+        // Around every power of two and near the top of the accepted range.
+        for bit in 0..=50u32 {
+            let p = 1u64 << bit;
+            for pos in p.saturating_sub(300)..p.saturating_add(300) {
+                assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+            }
+        }
+        for pos in (MAX_MMR_SIZE - 5000)..(MAX_MMR_SIZE + 10) {
+            assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+        }
+        // Pseudo-random positions below 2^50 (splitmix64), and every leaf of random indexes
+        // with its neighbours.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2_000_000 {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            let pos = z >> 14;
+            assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+            let index = z >> 16;
+            let leaf = leaf_index_to_pos(index);
+            for pos in leaf.saturating_sub(2)..leaf + 3 {
+                assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+            }
+            assert_eq!(leaf_pos_to_index(leaf), Some(index));
+        }
+        // Indexes whose popcount is largest (most inner nodes before them).
+        for drop in 0..49u32 {
+            let index = ((1u64 << 49) - 1) & !(1u64 << drop);
+            for index in [index, (1u64 << 49) - 1, (1u64 << 48) - 1, index >> 1] {
+                let leaf = leaf_index_to_pos(index);
+                for pos in leaf.saturating_sub(60)..leaf + 60 {
+                    assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+                }
             }
         }
     }
