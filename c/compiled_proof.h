@@ -78,10 +78,22 @@ static inline void cp_store_words(cp_words_t words, uint8_t out[32]);
 #define CP_ITEM 32
 #define CP_MAX_LEAF_COUNT ((uint64_t)1 << 50) /* exclusive */
 
+/* A stack entry. `x` names the node relative to the current peak (first, height) with
+ * end = start + 2^H (the peak covers [start, end), start a multiple of 2^(H+1)):
+ *
+ *   x = (first XOR end) >> height
+ *
+ * so x = 2^(H-height) | (the side bits of first between height and H-1). For a working node
+ * x >= 1, and: bit 0 of x is bit `height` of first (1: a right child); x == 1 iff the node
+ * is the whole current peak (height == H, first == start); the parent is x >> 1; two nodes
+ * of the same height are left and right sibling iff x_right == x_left + 1 with x_left even;
+ * two nodes have the same height iff their x have the same bit length. x == 0 marks a
+ * finished peak (and the two sentinels below the stack), so "no working node" (P1, M1, K1,
+ * Q1, B1) is a test of x == 0 and `base` needs no variable. Working nodes all belong to the
+ * current peak (the peak changes only when none is left), so all their x share one `end`. */
 typedef struct {
-  uint64_t first;      /* first leaf index covered (working nodes) */
-  uint64_t height;     /* working nodes: the node covers 2^height leaves */
-  const uint8_t *hash; /* into the payload, or at buf */
+  uint64_t x;
+  const uint8_t *hash; /* into the payload (leaves, PEAK_PROOF / BAG_RHS items) or at buf */
   uint8_t buf[32];
 } cp_entry_t;
 
@@ -108,9 +120,41 @@ static inline uint64_t cp_u64le(const uint8_t *p) {
 #endif
 }
 
+#define CP_LIKELY(c) __builtin_expect(!!(c), 1)
+#define CP_UNLIKELY(c) __builtin_expect(!!(c), 0)
+
+/* The hash steps of a PROOF run and of MERGE. With CP_HAVE_WORDS the node's hash stays in
+ * the kernel's registers (`w`) along the run and is stored once at its end; otherwise each
+ * step hashes into the top entry's buffer (cp_merge allows out to alias an input). */
+#ifdef CP_HAVE_WORDS
+#define CP_STEP_FIRST(x, hash, item) \
+  (w = ((x) & 1) ? cp_merge_to_words(item, hash) : cp_merge_to_words(hash, item))
+#define CP_STEP_NEXT(x, item) \
+  (w = ((x) & 1) ? cp_merge_words_right(item, w) : cp_merge_words_left(w, item))
+#define CP_MERGE_NODES(l, r) (w = cp_merge_to_words(l, r))
+#define CP_STORE_TOP() cp_store_words(w, top->buf)
+#else
+#define CP_STEP_FIRST(x, hash, item) \
+  (((x) & 1) ? cp_merge(top->buf, item, hash) : cp_merge(top->buf, hash, item))
+#define CP_STEP_NEXT(x, item) \
+  (((x) & 1) ? cp_merge(top->buf, item, top->buf) : cp_merge(top->buf, top->buf, item))
+#define CP_MERGE_NODES(l, r) cp_merge(top->buf, l, r)
+#define CP_STORE_TOP() ((void)0)
+#endif
+
 /*
  * Steps 1-8 of the spec: checks the payload against an MMR of leaf_count leaves and writes
  * the bagged root to root_out. Returns CP_OK or a code 40-64.
+ *
+ * Step 6 has a fast path and a slow path. The fast path runs PROOF, LEAF and MERGE when at
+ * least 33 bytes are left (so an opcode and an item surely fit) and every check of the
+ * command passes; it tests a conjunction that implies all of them (6.1-6.3 and the
+ * command's own), in whatever order is cheapest. Anything else (the last 32 bytes, the peak
+ * commands, every failure) goes to the slow path, which executes the one command at `p`
+ * with the checks in exactly the spec's order and so returns the spec's code. rem == 0
+ * (6.2) needs no test on the fast path: then no working node is left (the commands that
+ * zero rem require none and add none), which fails PROOF's and MERGE's tests, and `end` is
+ * set to 0, which fails LEAF's.
  */
 static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_count,
                            uint8_t root_out[32]) {
@@ -129,224 +173,273 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
     return CP_ERR_LEAVES_TRUNCATED;
   }
 
-  /* 5: state */
-  const uint8_t *leaves = payload + 4;
-  uint64_t pos = 4 + CP_LEAF_RECORD * n; /* offset of the next command */
-  cp_entry_t stack[CP_STACK_CAP];
-  uint64_t depth = 0, base = 0, used = 0, rem = leaf_count;
-  uint64_t h_peak, start, end, next_min;
+  /* 5: state. stack[0] and stack[1] are sentinels (x = 0), the entries are stack[2..65];
+   * `top` is the top entry (depth = top - &stack[1]), so top - 1 is always readable. */
+  const uint8_t *leaf = payload + 4; /* the next leaf record (used = (leaf - payload - 4) / 40) */
+  const uint8_t *const leaves_end = leaf + CP_LEAF_RECORD * n;
+  const uint8_t *p = leaves_end; /* the next command */
+  const uint8_t *const e = payload + len;
+  /* p <= lim: at least 1 + 32 bytes left. Any lim at or below e - 33 is sound (a smaller one
+   * only sends more commands to the slow path); 0 if e - 33 would wrap. */
+  const uintptr_t lim = (uintptr_t)e >= 1 + CP_ITEM ? (uintptr_t)e - (1 + CP_ITEM) : 0;
+  cp_entry_t stack[CP_STACK_CAP + 2];
+  stack[0].x = 0;
+  stack[1].x = 0;
+  cp_entry_t *top = &stack[1];
+  cp_entry_t *const full = &stack[CP_STACK_CAP + 1]; /* top == full: depth == CAP */
+  uint64_t rem = leaf_count;
+  uint64_t hbit = (uint64_t)1 << (63 - __builtin_clzll(rem)); /* 2^H, SET_PEAK() */
+  uint64_t next_min = 0;                                      /* start */
+  uint64_t end = hbit;                         /* start + 2^H while rem != 0, then 0 */
+  uint64_t x, op;
+  const uint8_t *hash, *item;
+#ifdef CP_HAVE_WORDS
+  cp_words_t w;
+#endif
 
-#define CP_SET_PEAK()                                            \
-  do {                                                           \
-    h_peak = 63 - (uint64_t)__builtin_clzll(rem); /* rem != 0 */ \
-    start = leaf_count - rem;                                    \
-    end = start + ((uint64_t)1 << h_peak);                       \
-    next_min = start;                                            \
-  } while (0)
-#define CP_ADVANCE()                     \
-  do {                                   \
-    rem -= (uint64_t)1 << h_peak;        \
-    if (rem != 0) {                      \
-      CP_SET_PEAK();                     \
-    }                                    \
-  } while (0)
-
-  CP_SET_PEAK();
-
-  /* 6: the command stream */
-  for (;;) {
-    if (pos == len) { /* 6.1 */
-      if (rem != 0) {
-        return CP_ERR_PEAKS_INCOMPLETE;
+  /* 6 */
+dispatch: /* the command at p */
+  if (CP_UNLIKELY((uintptr_t)p > lim)) {
+    goto slow;
+  }
+  op = *p;
+dispatch_op: /* the command at p <= lim, op = *p */
+  if (op == CP_OP_PROOF) {
+    x = top->x;
+    hash = top->hash;
+  proof: /* a PROOF at p <= lim on the top entry (x, hash), not yet stored back */
+    if (CP_UNLIKELY(x <= 1)) { /* P1 (or 6.2) / P2 */
+      top->x = x;
+      top->hash = hash;
+      goto slow;
+    }
+    item = p + 1;
+    p += 1 + CP_ITEM;
+    CP_STEP_FIRST(x, hash, item);
+    x >>= 1;
+  run: /* the top node's hash is in w (or top->buf), its x in x; further PROOFs */
+    for (;;) {
+      if (CP_UNLIKELY((uintptr_t)p > lim)) {
+        CP_STORE_TOP();
+        top->hash = top->buf;
+        top->x = x;
+        goto slow;
       }
+      op = *p;
+      if (op != CP_OP_PROOF) {
+        break;
+      }
+      /* 6.1-6.3 and P1 hold: the same node, the same rem */
+      if (CP_UNLIKELY(x == 1)) { /* P2 */
+        return CP_ERR_PROOF_OVER_PEAK;
+      }
+      item = p + 1;
+      p += 1 + CP_ITEM;
+      CP_STEP_NEXT(x, item);
+      x >>= 1;
+    }
+    CP_STORE_TOP();
+    top->hash = top->buf;
+    top->x = x;
+    goto dispatch_op;
+  }
+  if (op == CP_OP_LEAF) {
+    if (CP_UNLIKELY(top == full || leaf == leaves_end)) { /* L1, L2 */
+      goto slow;
+    }
+    uint64_t index = cp_u64le(leaf);
+    /* L3-L5 (end <= leaf_count), and 6.2 (end == 0 once rem == 0) */
+    if (CP_UNLIKELY(index < next_min || index >= end)) {
+      goto slow;
+    }
+    next_min = index + 1;
+    top++;
+    x = index ^ end;
+    hash = leaf + 8;
+    leaf += CP_LEAF_RECORD;
+    p++;
+    if (CP_LIKELY((uintptr_t)p <= lim)) {
+      op = *p;
+      if (op == CP_OP_PROOF) {
+        goto proof;
+      }
+      top->x = x;
+      top->hash = hash;
+      goto dispatch_op;
+    }
+    top->x = x;
+    top->hash = hash;
+    goto slow;
+  }
+  if (op == CP_OP_MERGE) {
+    uint64_t rx = top->x, lx = top[-1].x;
+    /* M1 (lx == 0, or rx == 0 != lx + 1), M2 and M3 (see cp_entry_t) */
+    if (CP_UNLIKELY(lx == 0 || (lx & 1) != 0 || rx != lx + 1)) {
+      goto slow;
+    }
+    const uint8_t *r = top->hash;
+    top--;
+    top->x = x = lx >> 1;
+    p++;
+    CP_MERGE_NODES(top->hash, r);
+    goto run;
+  }
+
+slow: /* the command at p, every check in the spec's order */
+  if (p == e) { /* 6.1 */
+    if (rem != 0) {
+      return CP_ERR_PEAKS_INCOMPLETE;
+    }
+    goto done;
+  }
+  if (rem == 0) { /* 6.2 */
+    return CP_ERR_TRAILING_BYTES;
+  }
+  op = *p++; /* 6.3 */
+  if (op - 1 > 5) { /* unsigned: rejects 0x00 and 0x07..0xff */
+    return CP_ERR_UNKNOWN_COMMAND;
+  }
+  item = NULL;
+  if (op == CP_OP_PROOF || op == CP_OP_PEAK_PROOF || op == CP_OP_BAG_RHS) {
+    if ((uint64_t)(e - p) < CP_ITEM) {
+      return CP_ERR_ITEM_TRUNCATED;
+    }
+    item = p;
+    p += CP_ITEM;
+  }
+  switch (op) { /* 6.4 */
+    case CP_OP_LEAF: {
+      if (top == full) { /* L1 */
+        return CP_ERR_STACK_OVERFLOW;
+      }
+      if (leaf == leaves_end) { /* L2 */
+        return CP_ERR_LEAVES_EXHAUSTED;
+      }
+      uint64_t index = cp_u64le(leaf);
+      if (index >= leaf_count) { /* L3 */
+        return CP_ERR_LEAF_INDEX_OUT_OF_RANGE;
+      }
+      if (index < next_min) { /* L4 */
+        return CP_ERR_LEAF_INDEX_NOT_ASCENDING;
+      }
+      if (index >= end) { /* L5 */
+        return CP_ERR_LEAF_OUTSIDE_PEAK;
+      }
+      next_min = index + 1;
+      top++;
+      top->x = index ^ end;
+      top->hash = leaf + 8;
+      leaf += CP_LEAF_RECORD;
       break;
     }
-    if (rem == 0) { /* 6.2 */
-      return CP_ERR_TRAILING_BYTES;
+    case CP_OP_MERGE: {
+      uint64_t rx = top->x, lx = top[-1].x;
+      if (rx == 0 || lx == 0) { /* M1 */
+        return CP_ERR_MERGE_NO_NODES;
+      }
+      if (__builtin_clzll(lx) != __builtin_clzll(rx)) { /* M2: heights differ */
+        return CP_ERR_MERGE_HEIGHT_MISMATCH;
+      }
+      if ((lx & 1) != 0 || rx != lx + 1) { /* M3 */
+        return CP_ERR_MERGE_NOT_SIBLINGS;
+      }
+      const uint8_t *r = top->hash;
+      top--;
+      CP_MERGE_NODES(top->hash, r);
+      CP_STORE_TOP();
+      top->hash = top->buf;
+      top->x = lx >> 1;
+      break;
     }
-    uint64_t op = payload[pos++]; /* 6.3 */
-    if (op - 1 > 5) {             /* unsigned: rejects 0x00 and 0x07..0xff */
-      return CP_ERR_UNKNOWN_COMMAND;
+    case CP_OP_PROOF: {
+      x = top->x;
+      if (x == 0) { /* P1 */
+        return CP_ERR_PROOF_NO_NODE;
+      }
+      if (x == 1) { /* P2 */
+        return CP_ERR_PROOF_OVER_PEAK;
+      }
+      CP_STEP_FIRST(x, top->hash, item);
+      CP_STORE_TOP();
+      top->hash = top->buf;
+      top->x = x >> 1;
+      break;
     }
-    const uint8_t *item = NULL;
-    if (op == CP_OP_PROOF || op == CP_OP_PEAK_PROOF || op == CP_OP_BAG_RHS) {
-      if (len - pos < CP_ITEM) {
-        return CP_ERR_ITEM_TRUNCATED;
+    case CP_OP_PEAK: {
+      x = top->x;
+      if (x == 0) { /* K1 */
+        return CP_ERR_PEAK_NO_NODE;
       }
-      item = payload + pos;
-      pos += CP_ITEM;
+      if (top[-1].x != 0) { /* K2 */
+        return CP_ERR_PEAK_PENDING_NODES;
+      }
+      if (x != 1) { /* K3: height != H or first != start */
+        return CP_ERR_PEAK_MISMATCH;
+      }
+      top->x = 0; /* finished */
+      goto advance;
     }
-
-    switch (op) { /* 6.4 */
-      case CP_OP_LEAF: {
-        if (depth == CP_STACK_CAP) { /* L1 */
-          return CP_ERR_STACK_OVERFLOW;
-        }
-        if (used == n) { /* L2 */
-          return CP_ERR_LEAVES_EXHAUSTED;
-        }
-        const uint8_t *record = leaves + CP_LEAF_RECORD * used;
-        uint64_t index = cp_u64le(record);
-        used++;
-        if (index >= leaf_count) { /* L3 */
-          return CP_ERR_LEAF_INDEX_OUT_OF_RANGE;
-        }
-        if (index < next_min) { /* L4 */
-          return CP_ERR_LEAF_INDEX_NOT_ASCENDING;
-        }
-        if (index >= end) { /* L5 */
-          return CP_ERR_LEAF_OUTSIDE_PEAK;
-        }
-        next_min = index + 1;
-        cp_entry_t *e = &stack[depth++];
-        e->first = index;
-        e->height = 0;
-        e->hash = record + 8;
-        break;
+    case CP_OP_PEAK_PROOF: {
+      if (top->x != 0) { /* Q1 */
+        return CP_ERR_PEAK_PROOF_PENDING_NODES;
       }
-      case CP_OP_MERGE: {
-        if (depth - base < 2) { /* M1 */
-          return CP_ERR_MERGE_NO_NODES;
-        }
-        cp_entry_t *l = &stack[depth - 2], *r = &stack[depth - 1];
-        uint64_t h = l->height; /* <= 49: working nodes stay inside the current peak */
-        if (r->height != h) {   /* M2 */
-          return CP_ERR_MERGE_HEIGHT_MISMATCH;
-        }
-        uint64_t bit = (uint64_t)1 << h;
-        if ((l->first & bit) != 0 || r->first != l->first + bit) { /* M3 */
-          return CP_ERR_MERGE_NOT_SIBLINGS;
-        }
-        cp_merge(l->buf, l->hash, r->hash);
-        l->hash = l->buf;
-        l->height = h + 1;
-        depth--;
-        break;
+      /* depth == base <= popcount(leaf_count) - 1 <= 49 < CP_STACK_CAP */
+      top++;
+      top->x = 0;
+      top->hash = item;
+      goto advance;
+    }
+    default: { /* CP_OP_BAG_RHS */
+      if (top->x != 0) { /* B1 */
+        return CP_ERR_BAG_RHS_PENDING_NODES;
       }
-      case CP_OP_PROOF: {
-        if (depth == base) { /* P1 */
-          return CP_ERR_PROOF_NO_NODE;
-        }
-        cp_entry_t *t = &stack[depth - 1];
-        uint64_t h = t->height;
-        if (h == h_peak) { /* P2 */
-          return CP_ERR_PROOF_OVER_PEAK;
-        }
-        /* Further PROOFs on the same node (the common case) skip the dispatch: 6.1 and 6.2
-         * hold (bytes remain, rem is unchanged), 6.3 is the opcode and item check, P1 holds
-         * (t is still a working node), then P2: the same checks, in the same order. */
-#define CP_MORE_PROOFS() (pos != len && payload[pos] == CP_OP_PROOF)
-#define CP_TAKE_PROOF()                   \
-  do {                                    \
-    if (len - pos - 1 < CP_ITEM) {        \
-      return CP_ERR_ITEM_TRUNCATED;       \
-    }                                     \
-    item = payload + pos + 1;             \
-    pos += 1 + CP_ITEM;                   \
-    if (h == h_peak) {                    \
-      return CP_ERR_PROOF_OVER_PEAK;      \
-    }                                     \
-  } while (0)
-        uint64_t bit = (uint64_t)1 << h; /* h < h_peak <= 49 */
-#ifdef CP_HAVE_WORDS
-        cp_words_t node = (t->first & bit) == 0
-                              ? cp_merge_to_words(t->hash, item)  /* t is a left child */
-                              : cp_merge_to_words(item, t->hash); /* t is a right child */
-        t->first &= ~bit;
-        h++;
-        while (CP_MORE_PROOFS()) {
-          CP_TAKE_PROOF();
-          bit = (uint64_t)1 << h;
-          node = (t->first & bit) == 0 ? cp_merge_words_left(node, item)
-                                       : cp_merge_words_right(item, node);
-          t->first &= ~bit;
-          h++;
-        }
-        cp_store_words(node, t->buf);
-#else
-        for (;;) {
-          if ((t->first & bit) == 0) {
-            cp_merge(t->buf, t->hash, item); /* t is a left child */
-          } else {
-            cp_merge(t->buf, item, t->hash); /* t is a right child */
-          }
-          t->hash = t->buf;
-          t->first &= ~bit;
-          h++;
-          if (!CP_MORE_PROOFS()) {
-            break;
-          }
-          CP_TAKE_PROOF();
-          bit = (uint64_t)1 << h;
-        }
-#endif
-#undef CP_MORE_PROOFS
-#undef CP_TAKE_PROOF
-        t->hash = t->buf;
-        t->height = h;
-        break;
+      if (__builtin_popcountll(rem) < 2) { /* B2 */
+        return CP_ERR_BAG_RHS_TOO_FEW_PEAKS;
       }
-      case CP_OP_PEAK: {
-        if (depth == base) { /* K1 */
-          return CP_ERR_PEAK_NO_NODE;
-        }
-        if (depth - base > 1) { /* K2 */
-          return CP_ERR_PEAK_PENDING_NODES;
-        }
-        const cp_entry_t *t = &stack[depth - 1];
-        if (t->height != h_peak || t->first != start) { /* K3 */
-          return CP_ERR_PEAK_MISMATCH;
-        }
-        base++;
-        CP_ADVANCE();
-        break;
-      }
-      case CP_OP_PEAK_PROOF: {
-        if (depth != base) { /* Q1 */
-          return CP_ERR_PEAK_PROOF_PENDING_NODES;
-        }
-        /* depth == base <= popcount(leaf_count) - 1 <= 49 < CP_STACK_CAP */
-        stack[depth++].hash = item;
-        base++;
-        CP_ADVANCE();
-        break;
-      }
-      default: { /* CP_OP_BAG_RHS */
-        if (depth != base) { /* B1 */
-          return CP_ERR_BAG_RHS_PENDING_NODES;
-        }
-        if (__builtin_popcountll(rem) < 2) { /* B2 */
-          return CP_ERR_BAG_RHS_TOO_FEW_PEAKS;
-        }
-        stack[depth++].hash = item;
-        base++;
-        rem = 0;
-        break;
-      }
+      top++;
+      top->x = 0;
+      top->hash = item;
+      rem = 0;
+      end = 0;
+      break;
     }
   }
-#undef CP_SET_PEAK
-#undef CP_ADVANCE
+  goto dispatch;
 
+advance: /* ADVANCE(): the next peak starts at this one's end */
+  rem -= hbit;
+  if (rem != 0) {
+    hbit = (uint64_t)1 << (63 - __builtin_clzll(rem));
+    next_min = end;
+    end += hbit;
+  } else {
+    end = 0;
+  }
+  goto dispatch;
+
+done:
   /* 7 */
-  if (used != n) {
+  if (leaf != leaves_end) {
     return CP_ERR_LEAVES_UNCONSUMED;
   }
-  /* 8: bag right to left; rem == 0 here, so depth == base >= 1 */
-  const uint8_t *acc = stack[depth - 1].hash;
-  if (depth == 1) {
+  /* 8: bag right to left; rem == 0 here, so all entries are finished peaks, at least one */
+  const uint8_t *acc = top->hash;
+  if (top == &stack[2]) {
     for (int i = 0; i < 32; i++) {
       root_out[i] = acc[i];
     }
     return CP_OK;
   }
-  for (uint64_t i = depth - 1; i-- > 0;) {
-    cp_merge(root_out, acc, stack[i].hash);
+  while (--top != &stack[1]) {
+    cp_merge(root_out, acc, top->hash);
     acc = root_out;
   }
   return CP_OK;
 }
-
+#undef CP_STEP_FIRST
+#undef CP_STEP_NEXT
+#undef CP_MERGE_NODES
+#undef CP_STORE_TOP
 /* Steps 1-10: CP_OK when the payload proves its leaves against (root, leaf_count). */
 static int cp_verify(const uint8_t *payload, uint64_t len, uint64_t leaf_count,
                      const uint8_t root[32]) {
