@@ -175,22 +175,28 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
 
   /* 5: state. stack[0] and stack[1] are sentinels (x = 0), the entries are stack[2..65];
    * `top` is the top entry (depth = top - &stack[1]), so top - 1 is always readable. */
-  const uint8_t *leaf = payload + 4; /* the next leaf record (used = (leaf - payload - 4) / 40) */
-  const uint8_t *const leaves_end = leaf + CP_LEAF_RECORD * n;
-  const uint8_t *p = leaves_end; /* the next command */
+  struct {
+    const uint8_t *leaf, *leaves_end;
+    cp_entry_t *full;
+    uint64_t rem, hbit, next_min, end;
+    cp_entry_t stack[CP_STACK_CAP + 2];
+  } cs;
+  cs.leaf = payload + 4; /* the next leaf record (used = (leaf - payload - 4) / 40) */
+  cs.leaves_end = cs.leaf + CP_LEAF_RECORD * n;
+  uintptr_t p = (uintptr_t)cs.leaves_end; /* the next command */
   const uint8_t *const e = payload + len;
   /* p <= lim: at least 1 + 32 bytes left. Any lim at or below e - 33 is sound (a smaller one
    * only sends more commands to the slow path); 0 if e - 33 would wrap. */
   const uintptr_t lim = (uintptr_t)e >= 1 + CP_ITEM ? (uintptr_t)e - (1 + CP_ITEM) : 0;
-  cp_entry_t stack[CP_STACK_CAP + 2];
-  stack[0].x = 0;
-  stack[1].x = 0;
-  cp_entry_t *top = &stack[1];
-  cp_entry_t *const full = &stack[CP_STACK_CAP + 1]; /* top == full: depth == CAP */
-  uint64_t rem = leaf_count;
-  uint64_t hbit = (uint64_t)1 << (63 - __builtin_clzll(rem)); /* 2^H, SET_PEAK() */
-  uint64_t next_min = 0;                                      /* start */
-  uint64_t end = hbit;                         /* start + 2^H while rem != 0, then 0 */
+  cs.stack[0].x = 0;
+  cs.stack[1].x = 0;
+  cp_entry_t *top = &cs.stack[1];
+  cs.full = &cs.stack[CP_STACK_CAP + 1]; /* top == full: depth == CAP */
+  cs.rem = leaf_count;
+  cs.hbit = (uint64_t)1 << (63 - __builtin_clzll(cs.rem)); /* 2^H, SET_PEAK() */
+  cs.next_min = 0;                                      /* start */
+  cs.end = cs.hbit;                         /* start + 2^H while rem != 0, then 0 */
+  __asm__ volatile("" : : "r"(&cs) : "memory");
   uint64_t x, op;
   const uint8_t *hash, *item;
 #ifdef CP_HAVE_WORDS
@@ -199,10 +205,10 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
 
   /* 6 */
 dispatch: /* the command at p */
-  if (CP_UNLIKELY((uintptr_t)p > lim)) {
+  if (CP_UNLIKELY(p > lim)) {
     goto slow;
   }
-  op = *p;
+  op = *(const uint8_t *)p;
 dispatch_op: /* the command at p <= lim, op = *p */
   if (op == CP_OP_PROOF) {
     x = top->x;
@@ -213,19 +219,19 @@ dispatch_op: /* the command at p <= lim, op = *p */
       top->hash = hash;
       goto slow;
     }
-    item = p + 1;
+    item = (const uint8_t *)p + 1;
     p += 1 + CP_ITEM;
     CP_STEP_FIRST(x, hash, item);
     x >>= 1;
   run: /* the top node's hash is in w (or top->buf), its x in x; further PROOFs */
     for (;;) {
-      if (CP_UNLIKELY((uintptr_t)p > lim)) {
+      if (CP_UNLIKELY(p > lim)) {
         CP_STORE_TOP();
         top->hash = top->buf;
         top->x = x;
         goto slow;
       }
-      op = *p;
+      op = *(const uint8_t *)p;
       if (op != CP_OP_PROOF) {
         break;
       }
@@ -233,7 +239,7 @@ dispatch_op: /* the command at p <= lim, op = *p */
       if (CP_UNLIKELY(x == 1)) { /* P2 */
         return CP_ERR_PROOF_OVER_PEAK;
       }
-      item = p + 1;
+      item = (const uint8_t *)p + 1;
       p += 1 + CP_ITEM;
       CP_STEP_NEXT(x, item);
       x >>= 1;
@@ -244,22 +250,23 @@ dispatch_op: /* the command at p <= lim, op = *p */
     goto dispatch_op;
   }
   if (op == CP_OP_LEAF) {
-    if (CP_UNLIKELY(top == full || leaf == leaves_end)) { /* L1, L2 */
+    __asm__ volatile("" : : : "memory");
+    if (CP_UNLIKELY(top == cs.full || cs.leaf == cs.leaves_end)) { /* L1, L2 */
       goto slow;
     }
-    uint64_t index = cp_u64le(leaf);
+    uint64_t index = cp_u64le(cs.leaf);
     /* L3-L5 (end <= leaf_count), and 6.2 (end == 0 once rem == 0) */
-    if (CP_UNLIKELY(index < next_min || index >= end)) {
+    if (CP_UNLIKELY(index < cs.next_min || index >= cs.end)) {
       goto slow;
     }
-    next_min = index + 1;
+    cs.next_min = index + 1;
     top++;
-    x = index ^ end;
-    hash = leaf + 8;
-    leaf += CP_LEAF_RECORD;
+    x = index ^ cs.end;
+    hash = cs.leaf + 8;
+    cs.leaf += CP_LEAF_RECORD;
     p++;
-    if (CP_LIKELY((uintptr_t)p <= lim)) {
-      op = *p;
+    if (CP_LIKELY(p <= lim)) {
+      op = *(const uint8_t *)p;
       if (op == CP_OP_PROOF) {
         goto proof;
       }
@@ -286,50 +293,50 @@ dispatch_op: /* the command at p <= lim, op = *p */
   }
 
 slow: /* the command at p, every check in the spec's order */
-  if (p == e) { /* 6.1 */
-    if (rem != 0) {
+  if (p == (uintptr_t)e) { /* 6.1 */
+    if (cs.rem != 0) {
       return CP_ERR_PEAKS_INCOMPLETE;
     }
     goto done;
   }
-  if (rem == 0) { /* 6.2 */
+  if (cs.rem == 0) { /* 6.2 */
     return CP_ERR_TRAILING_BYTES;
   }
-  op = *p++; /* 6.3 */
+  op = *(const uint8_t *)p++; /* 6.3 */
   if (op - 1 > 5) { /* unsigned: rejects 0x00 and 0x07..0xff */
     return CP_ERR_UNKNOWN_COMMAND;
   }
   item = NULL;
   if (op == CP_OP_PROOF || op == CP_OP_PEAK_PROOF || op == CP_OP_BAG_RHS) {
-    if ((uint64_t)(e - p) < CP_ITEM) {
+    if ((uintptr_t)e - p < CP_ITEM) {
       return CP_ERR_ITEM_TRUNCATED;
     }
-    item = p;
+    item = (const uint8_t *)p;
     p += CP_ITEM;
   }
   switch (op) { /* 6.4 */
     case CP_OP_LEAF: {
-      if (top == full) { /* L1 */
+      if (top == cs.full) { /* L1 */
         return CP_ERR_STACK_OVERFLOW;
       }
-      if (leaf == leaves_end) { /* L2 */
+      if (cs.leaf == cs.leaves_end) { /* L2 */
         return CP_ERR_LEAVES_EXHAUSTED;
       }
-      uint64_t index = cp_u64le(leaf);
+      uint64_t index = cp_u64le(cs.leaf);
       if (index >= leaf_count) { /* L3 */
         return CP_ERR_LEAF_INDEX_OUT_OF_RANGE;
       }
-      if (index < next_min) { /* L4 */
+      if (index < cs.next_min) { /* L4 */
         return CP_ERR_LEAF_INDEX_NOT_ASCENDING;
       }
-      if (index >= end) { /* L5 */
+      if (index >= cs.end) { /* L5 */
         return CP_ERR_LEAF_OUTSIDE_PEAK;
       }
-      next_min = index + 1;
+      cs.next_min = index + 1;
       top++;
-      top->x = index ^ end;
-      top->hash = leaf + 8;
-      leaf += CP_LEAF_RECORD;
+      top->x = index ^ cs.end;
+      top->hash = cs.leaf + 8;
+      cs.leaf += CP_LEAF_RECORD;
       break;
     }
     case CP_OP_MERGE: {
@@ -393,44 +400,44 @@ slow: /* the command at p, every check in the spec's order */
       if (top->x != 0) { /* B1 */
         return CP_ERR_BAG_RHS_PENDING_NODES;
       }
-      if (__builtin_popcountll(rem) < 2) { /* B2 */
+      if (__builtin_popcountll(cs.rem) < 2) { /* B2 */
         return CP_ERR_BAG_RHS_TOO_FEW_PEAKS;
       }
       top++;
       top->x = 0;
       top->hash = item;
-      rem = 0;
-      end = 0;
+      cs.rem = 0;
+      cs.end = 0;
       break;
     }
   }
   goto dispatch;
 
 advance: /* ADVANCE(): the next peak starts at this one's end */
-  rem -= hbit;
-  if (rem != 0) {
-    hbit = (uint64_t)1 << (63 - __builtin_clzll(rem));
-    next_min = end;
-    end += hbit;
+  cs.rem -= cs.hbit;
+  if (cs.rem != 0) {
+    cs.hbit = (uint64_t)1 << (63 - __builtin_clzll(cs.rem));
+    cs.next_min = cs.end;
+    cs.end += cs.hbit;
   } else {
-    end = 0;
+    cs.end = 0;
   }
   goto dispatch;
 
 done:
   /* 7 */
-  if (leaf != leaves_end) {
+  if (cs.leaf != cs.leaves_end) {
     return CP_ERR_LEAVES_UNCONSUMED;
   }
   /* 8: bag right to left; rem == 0 here, so all entries are finished peaks, at least one */
   const uint8_t *acc = top->hash;
-  if (top == &stack[2]) {
+  if (top == &cs.stack[2]) {
     for (int i = 0; i < 32; i++) {
       root_out[i] = acc[i];
     }
     return CP_OK;
   }
-  while (--top != &stack[1]) {
+  while (--top != &cs.stack[1]) {
     cp_merge(root_out, acc, top->hash);
     acc = root_out;
   }

@@ -78,9 +78,11 @@ static inline cp_words_t cp_merge_words_right(const uint8_t item[32], cp_words_t
 }
 
 static inline void cp_store_words(cp_words_t words, uint8_t out[32]) {
-  for (int i = 0; i < 4; i++) {
-    __builtin_memcpy(out + 8 * i, &words.w[i], 8); /* one sd: -mno-strict-align */
-  }
+  uint64_t w0 = words.w[0], w1 = words.w[1], w2 = words.w[2], w3 = words.w[3];
+  __builtin_memcpy(out, &w0, 8); /* one sd each: -mno-strict-align */
+  __builtin_memcpy(out + 8, &w1, 8);
+  __builtin_memcpy(out + 16, &w2, 8);
+  __builtin_memcpy(out + 24, &w3, 8);
 }
 
 #endif /* MMR_MERGE_ASM_H_ */
