@@ -49,10 +49,19 @@ impl Merge for ContractMerge {
         mmr_blake2b::merge_words_right_asm(item, node)
     }
 
-    #[cfg(feature = "asm-chain")]
     #[inline(always)]
     fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
         mmr_blake2b::store_words(words, out);
+    }
+
+    #[inline(always)]
+    fn load_u64(bytes: &[u8; 8]) -> u64 {
+        mmr_blake2b::load_u64(bytes)
+    }
+
+    #[inline(always)]
+    fn load_words_aligned(bytes: &[u8; 32]) -> [u64; 4] {
+        mmr_blake2b::load_words(bytes)
     }
 }
 

@@ -52,6 +52,18 @@ pub trait Merge {
     fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
         *out = bytes_of(words);
     }
+
+    /// A little-endian u64 from bytes of any alignment (a leaf record's index, a leaf).
+    /// A contract may read it with one misaligned load where the portable form is eight
+    /// byte loads.
+    fn load_u64(bytes: &[u8; 8]) -> u64 {
+        u64::from_le_bytes(*bytes)
+    }
+
+    /// The four little-endian words of a hash stored at 8-byte alignment (a stack slot).
+    fn load_words_aligned(bytes: &[u8; 32]) -> [u64; 4] {
+        words_of(bytes)
+    }
 }
 
 /// The four little-endian words of a hash.
@@ -146,24 +158,28 @@ impl FormatError {
 /// hash commands need no comparison against `base`.
 const FINISHED: u64 = 64;
 
+/// A 32-byte hash at 8-byte alignment, so that copying one in or out is four 64-bit loads
+/// and stores (the payload's bytes have no alignment).
+#[derive(Clone, Copy)]
+#[repr(C, align(8))]
+struct Hash([u8; 32]);
+
 /// One stack entry: a working node `(first, height)` or a finished peak (`FINISHED` set).
-/// Entries of height 0 (leaves, and peaks given as items) are not copied: their 32 bytes stay
-/// in the payload at offset `src`. A node of height `h >= 1` keeps its hash in
-/// `hash[h & 1]`, so every hash step writes the parent into the other half of the same slot:
-/// no aliasing and no copy.
+/// The hash of a node of height `h` is in `hash[slot::<M>(h)]`; leaves and peaks given as
+/// items are copied in at height 0, slot 0. With a word-based merge (`Merge::WORDS`) the
+/// slot is always 0: the kernel reads both inputs before the result is stored. Otherwise it
+/// is `h & 1`, so every hash step writes the parent into the other half: no aliasing.
 #[derive(Clone, Copy)]
 struct Entry {
-    hash: [[u8; 32]; 2],
+    hash: [Hash; 2],
     first: u64,
-    src: usize,
     height: u64,
 }
 
 impl Entry {
     const EMPTY: Entry = Entry {
-        hash: [[0; 32]; 2],
+        hash: [Hash([0; 32]); 2],
         first: 0,
-        src: 0,
         height: 0,
     };
 }
@@ -174,48 +190,46 @@ fn item_at(payload: &[u8], at: usize) -> Option<&[u8; 32]> {
     payload.get(at..)?.first_chunk::<ITEM_LEN>()
 }
 
-/// The 32 bytes at `src`, an offset taken from bytes that were checked to exist when the
-/// entry was pushed: the error is unreachable.
+/// Which half of [`Entry::hash`] holds the hash of a node of height `h`.
 #[inline(always)]
-fn stored_item(payload: &[u8], src: usize) -> Result<&[u8; 32], FormatError> {
-    item_at(payload, src).ok_or(FormatError::LeavesTruncated)
+fn slot<M: Merge>(h: u64) -> usize {
+    if M::WORDS {
+        0
+    } else {
+        (h & 1) as usize
+    }
 }
 
 /// The hash of a stack entry (see [`Entry`]).
 #[inline(always)]
-fn entry_hash<'a>(entry: &'a Entry, payload: &'a [u8]) -> Result<&'a [u8; 32], FormatError> {
-    let h = entry.height & !FINISHED;
-    if h == 0 {
-        stored_item(payload, entry.src)
-    } else {
-        Ok(&entry.hash[(h & 1) as usize])
+fn entry_hash<M: Merge>(entry: &Entry) -> &[u8; 32] {
+    &entry.hash[slot::<M>(entry.height & !FINISHED)].0
+}
+
+/// Copies 32 payload bytes into a slot.
+#[inline(always)]
+fn copy_in<M: Merge>(bytes: &[u8; 32], out: &mut Hash) {
+    M::store_words(load_words::<M>(bytes), &mut out.0);
+}
+
+/// The four little-endian words of 32 bytes, through the contract's loads.
+#[inline(always)]
+fn load_words<M: Merge>(bytes: &[u8; 32]) -> [u64; 4] {
+    match bytes.as_chunks::<8>() {
+        ([a, b, c, d], []) => [M::load_u64(a), M::load_u64(b), M::load_u64(c), M::load_u64(d)],
+        // 32 = 4 x 8: folded away.
+        _ => [0; 4],
     }
 }
 
 /// The two hash halves of an entry as (current, next) for a node of height `h`.
 #[inline(always)]
-fn halves(hash: &mut [[u8; 32]; 2], h: u64) -> (&mut [u8; 32], &mut [u8; 32]) {
+fn halves(hash: &mut [Hash; 2], h: u64) -> (&mut Hash, &mut Hash) {
     let [even, odd] = hash;
     if h & 1 == 0 {
         (even, odd)
     } else {
         (odd, even)
-    }
-}
-
-/// Parent of the node `(first, h)` with hash `node` and sibling hash `sibling`, into `out`.
-#[inline(always)]
-fn hash_with_sibling<M: Merge>(
-    node: &[u8; 32],
-    sibling: &[u8; 32],
-    first: u64,
-    h: u64,
-    out: &mut [u8; 32],
-) {
-    if first.wrapping_shr(h as u32) & 1 == 0 {
-        M::merge(node, sibling, out);
-    } else {
-        M::merge(sibling, node, out);
     }
 }
 
@@ -317,16 +331,21 @@ impl<'a> Iterator for Leaves<'a> {
 
 #[inline(always)]
 fn split_record(record: &[u8; LEAF_RECORD_LEN]) -> (u64, &[u8; 32]) {
+    let (index, value) = record_fields(record);
+    (u64::from_le_bytes(*index), value)
+}
+
+/// A leaf record's index bytes and value.
+#[inline(always)]
+fn record_fields(record: &[u8; LEAF_RECORD_LEN]) -> (&[u8; 8], &[u8; 32]) {
     // 8 + 32 = 40: both splits always succeed and the fallbacks are folded away; they only
     // keep the code free of panics.
-    const ZERO: [u8; 32] = [0; 32];
-    match record.split_first_chunk::<8>() {
-        Some((index, value)) => (
-            u64::from_le_bytes(*index),
-            value.first_chunk::<32>().unwrap_or(&ZERO),
-        ),
-        None => (u64::MAX, &ZERO),
-    }
+    const ZERO: [u8; 40] = [0; 40];
+    let (index, value) = match record.split_first_chunk::<8>() {
+        Some(fields) => fields,
+        None => (&[0; 8], &ZERO[..]),
+    };
+    (index, value.first_chunk::<32>().unwrap_or(&[0; 32]))
 }
 
 /// State that only `LEAF` and the peak commands use. It lives in memory behind a shared
@@ -351,28 +370,33 @@ struct Cursor {
 /// in its height, so "no working node on top" (P1, M1) is "no entry, or a finished one".
 /// The top entry's `first` and `height` are kept in registers (`t_first`, `t_h`; `t_h` is
 /// `FINISHED` for an empty stack) and written back when another entry is pushed and on exit.
+///
+/// A run of `PROOF`s on one node keeps one word, `x`, instead of `first` and the height:
+/// bits `h..peak_h` of `first` (the node's side at each level, 1 = right child) over a marker
+/// bit at `peak_h - h`. Each step reads the side from bit 0 and shifts; `x == 1` (only the
+/// marker left) is `h == peak_h` (P2); the marker's position gives the height at the end.
+/// With the remaining command bytes that is all the loop keeps across a merge, so under the
+/// assembly kernel (which leaves the caller three registers) nothing goes through the stack.
 #[inline(never)]
 fn run_peak<M: Merge>(
     entries: &mut [Entry; STACK_CAPACITY],
     payload: &[u8],
-    mut pos: usize,
+    pos: usize,
     peak_h: u64,
     cursor: &Cursor,
 ) -> Result<usize, FormatError> {
     use FormatError::*;
+    let mut rest = payload.get(pos..).unwrap_or_default();
     let mut depth = cursor.depth.get();
     let (mut t_first, mut t_h) = match entries.get(depth.wrapping_sub(1)) {
         Some(top) => (top.first, top.height),
         None => (0, FINISHED),
     };
-    // `pos` is below payload.len() whenever a byte was read at it, so `pos + 1` and (after an
-    // item was read) `pos + 33` cannot wrap.
-    while let Some(&opcode) = payload.get(pos) {
+    while let Some((&opcode, tail)) = rest.split_first() {
         if opcode == op::PROOF {
-            let Some(item) = item_at(payload, pos.wrapping_add(1)) else {
+            if tail.len() < ITEM_LEN {
                 return Err(ItemTruncated);
-            };
-            pos = pos.wrapping_add(1 + ITEM_LEN);
+            }
             if t_h >= peak_h {
                 // A working node never exceeds the peak height: only equality is possible.
                 return Err(if t_h & FINISHED != 0 {
@@ -385,83 +409,62 @@ fn run_peak<M: Merge>(
             let Some(top) = entries.get_mut(depth.wrapping_sub(1)) else {
                 return Err(ProofNoNode);
             };
-            let first = t_first;
-            let mut h = t_h;
-            let src = top.src;
+            // 1 <= peak_h - t_h <= 49.
+            let marker = 1u64.wrapping_shl(peak_h.wrapping_sub(t_h) as u32);
+            let mut x = (t_first.wrapping_shr(t_h as u32) & marker.wrapping_sub(1)) | marker;
+            // The loops below take every PROOF of the run, this one included (its opcode is
+            // read again). A PROOF with a short item ends the run and fails (46) above.
             if M::WORDS {
-                // The same steps and checks as below, the hash in words between them.
-                let node = if h == 0 {
-                    stored_item(payload, src)?
-                } else {
-                    &top.hash[(h & 1) as usize]
-                };
-                let mut words = if first.wrapping_shr(h as u32) & 1 == 0 {
-                    M::merge_to_words(node, item)
-                } else {
-                    M::merge_to_words(item, node)
-                };
-                h = h.wrapping_add(1);
-                while payload.get(pos) == Some(&op::PROOF) {
-                    let Some(item) = item_at(payload, pos.wrapping_add(1)) else {
-                        return Err(ItemTruncated);
-                    };
-                    pos = pos.wrapping_add(1 + ITEM_LEN);
-                    if h == peak_h {
+                let mut words = M::load_words_aligned(&top.hash[0].0);
+                while let Some(([op::PROOF, item @ ..], tail)) =
+                    rest.split_first_chunk::<{ 1 + ITEM_LEN }>()
+                {
+                    if x == 1 {
                         return Err(ProofOverPeak);
                     }
-                    words = if first.wrapping_shr(h as u32) & 1 == 0 {
-                        M::merge_words_left(words, item)
-                    } else {
+                    let right_child = x & 1 != 0;
+                    x >>= 1;
+                    rest = tail;
+                    words = if right_child {
                         M::merge_words_right(item, words)
+                    } else {
+                        M::merge_words_left(words, item)
                     };
-                    h = h.wrapping_add(1);
                 }
-                M::store_words(words, &mut top.hash[(h & 1) as usize]);
-                t_first = first & u64::MAX.wrapping_shl(h as u32);
-                t_h = h;
-                continue;
-            }
-            let (x, y) = halves(&mut top.hash, h);
-            let node = if h == 0 {
-                stored_item(payload, src)?
+                M::store_words(words, &mut top.hash[0].0);
             } else {
-                &*x
-            };
-            hash_with_sibling::<M>(node, item, first, h, y);
-            h = h.wrapping_add(1);
-            // Further PROOFs on the same node (the common case): the hash alternates
-            // y -> x -> y, always at hash[h & 1]. A step at height h only clears bit h of
-            // `first`, so bit h of the original value still gives the side.
-            loop {
-                if payload.get(pos) != Some(&op::PROOF) {
-                    break;
+                // From memory to memory, alternating between the halves of the slot.
+                let (a, b) = halves(&mut top.hash, t_h);
+                loop {
+                    let Some(([op::PROOF, item @ ..], tail)) =
+                        rest.split_first_chunk::<{ 1 + ITEM_LEN }>()
+                    else {
+                        break;
+                    };
+                    if x == 1 {
+                        return Err(ProofOverPeak);
+                    }
+                    merge_sided::<M>(x, &a.0, item, &mut b.0);
+                    x >>= 1;
+                    rest = tail;
+                    let Some(([op::PROOF, item @ ..], tail)) =
+                        rest.split_first_chunk::<{ 1 + ITEM_LEN }>()
+                    else {
+                        break;
+                    };
+                    if x == 1 {
+                        return Err(ProofOverPeak);
+                    }
+                    merge_sided::<M>(x, &b.0, item, &mut a.0);
+                    x >>= 1;
+                    rest = tail;
                 }
-                let Some(item) = item_at(payload, pos.wrapping_add(1)) else {
-                    return Err(ItemTruncated);
-                };
-                pos = pos.wrapping_add(1 + ITEM_LEN);
-                if h == peak_h {
-                    return Err(ProofOverPeak);
-                }
-                hash_with_sibling::<M>(y, item, first, h, x);
-                h = h.wrapping_add(1);
-                if payload.get(pos) != Some(&op::PROOF) {
-                    break;
-                }
-                let Some(item) = item_at(payload, pos.wrapping_add(1)) else {
-                    return Err(ItemTruncated);
-                };
-                pos = pos.wrapping_add(1 + ITEM_LEN);
-                if h == peak_h {
-                    return Err(ProofOverPeak);
-                }
-                hash_with_sibling::<M>(x, item, first, h, y);
-                h = h.wrapping_add(1);
             }
-            t_first = first & u64::MAX.wrapping_shl(h as u32);
-            t_h = h;
+            // x >= 1 always holds the marker.
+            t_h = peak_h.wrapping_sub(u64::from(63 - x.leading_zeros()));
+            t_first &= u64::MAX.wrapping_shl(t_h as u32);
         } else if opcode == op::LEAF {
-            pos = pos.wrapping_add(1);
+            rest = tail;
             if depth >= STACK_CAPACITY {
                 return Err(StackOverflow);
             }
@@ -469,10 +472,14 @@ fn run_peak<M: Merge>(
             if at >= cursor.leaves_end {
                 return Err(LeavesExhausted);
             }
-            let Some(index) = payload.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
+            let Some(record) = payload
+                .get(at..)
+                .and_then(<[u8]>::first_chunk::<LEAF_RECORD_LEN>)
+            else {
                 return Err(LeavesExhausted);
             };
-            let index = u64::from_le_bytes(*index);
+            let (index, value) = record_fields(record);
+            let index = M::load_u64(index);
             if index >= cursor.leaf_count {
                 return Err(LeafIndexOutOfRange);
             }
@@ -492,12 +499,12 @@ fn run_peak<M: Merge>(
             let Some(entry) = entries.get_mut(depth) else {
                 return Err(StackOverflow);
             };
-            entry.src = at.wrapping_add(8);
+            copy_in::<M>(value, &mut entry.hash[0]);
             t_first = index;
             t_h = 0;
             depth = depth.wrapping_add(1);
         } else if opcode == op::MERGE {
-            pos = pos.wrapping_add(1);
+            rest = tail;
             // Two working nodes: the lower one exists and is not a finished peak (finished
             // peaks are all below the working nodes). The upper one is the cached top.
             let Some([left, right]) = entries.get_mut(depth.wrapping_sub(2)..depth) else {
@@ -514,19 +521,14 @@ fn run_peak<M: Merge>(
             if left.first & bit != 0 || t_first != left.first.wrapping_add(bit) {
                 return Err(MergeNotSiblings);
             }
-            let r = if h == 0 {
-                stored_item(payload, right.src)?
+            if M::WORDS {
+                let words = M::merge_to_words(&left.hash[0].0, &right.hash[0].0);
+                M::store_words(words, &mut left.hash[0].0);
             } else {
-                &right.hash[(h & 1) as usize]
-            };
-            let src = left.src;
-            let (x, y) = halves(&mut left.hash, h);
-            let l = if h == 0 {
-                stored_item(payload, src)?
-            } else {
-                &*x
-            };
-            M::merge(l, r, y);
+                let r = &right.hash[slot::<M>(h)];
+                let (x, y) = halves(&mut left.hash, h);
+                M::merge(&x.0, &r.0, &mut y.0);
+            }
             t_first = left.first;
             t_h = h.wrapping_add(1);
             depth = depth.wrapping_sub(1);
@@ -539,7 +541,17 @@ fn run_peak<M: Merge>(
         top.height = t_h;
     }
     cursor.depth.set(depth);
-    Ok(pos)
+    Ok(payload.len().wrapping_sub(rest.len()))
+}
+
+/// `merge(node, item)` for a left child (bit 0 of `x` clear), else `merge(item, node)`.
+#[inline(always)]
+fn merge_sided<M: Merge>(x: u64, node: &[u8; 32], item: &[u8; 32], out: &mut [u8; 32]) {
+    if x & 1 == 0 {
+        M::merge(node, item, out);
+    } else {
+        M::merge(item, node, out);
+    }
 }
 
 /// [`compute_root`] on caller-provided working memory.
@@ -606,10 +618,9 @@ pub fn compute_root_with<M: Merge>(
                 base = depth;
             }
             op::PEAK_PROOF | op::BAG_RHS => {
-                let src = pos;
-                if item_at(payload, src).is_none() {
+                let Some(item) = item_at(payload, pos) else {
                     return Err(ItemTruncated);
-                }
+                };
                 pos = pos.wrapping_add(ITEM_LEN);
                 let bag = opcode == op::BAG_RHS;
                 if depth != base {
@@ -627,7 +638,7 @@ pub fn compute_root_with<M: Merge>(
                     return Err(StackOverflow);
                 };
                 entry.height = FINISHED;
-                entry.src = src;
+                copy_in::<M>(item, &mut entry.hash[0]);
                 base = depth.wrapping_add(1);
                 cursor.depth.set(base);
                 if bag {
@@ -662,21 +673,21 @@ pub fn compute_root_with<M: Merge>(
         return Err(PeaksIncomplete);
     };
     let mut peaks = others.iter().rev();
-    let last = entry_hash(last, payload)?;
+    let last = entry_hash::<M>(last);
     let Some(peak) = peaks.next() else {
         return Ok(*last);
     };
     let mut a = [0u8; 32];
     let mut b = [0u8; 32];
-    M::merge(last, entry_hash(peak, payload)?, &mut a);
+    M::merge(last, entry_hash::<M>(peak), &mut a);
     loop {
         let Some(peak) = peaks.next() else {
             return Ok(a);
         };
-        M::merge(&a, entry_hash(peak, payload)?, &mut b);
+        M::merge(&a, entry_hash::<M>(peak), &mut b);
         let Some(peak) = peaks.next() else {
             return Ok(b);
         };
-        M::merge(&b, entry_hash(peak, payload)?, &mut a);
+        M::merge(&b, entry_hash::<M>(peak), &mut a);
     }
 }

@@ -517,6 +517,25 @@ pub fn merge_into(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
     store_words(merge_words(left, right), out);
 }
 
+/// A little-endian u64 from 8 bytes of any alignment: one `ld` on riscv64 (where the
+/// portable form is eight byte loads, as `riscv64imac` does not assume fast misaligned
+/// access; CKB-VM loads misaligned words at the normal cost).
+#[inline(always)]
+pub fn load_u64(bytes: &[u8; 8]) -> u64 {
+    load::<0, 8>(bytes)
+}
+
+/// The four little-endian words of 32 bytes of any alignment (one `ld` each on riscv64).
+#[inline(always)]
+pub fn load_words(bytes: &[u8; 32]) -> [u64; 4] {
+    [
+        load::<0, 32>(bytes),
+        load::<8, 32>(bytes),
+        load::<16, 32>(bytes),
+        load::<24, 32>(bytes),
+    ]
+}
+
 /// Writes a hash given as its four little-endian words (one `sd` each on riscv64).
 pub fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
     let [a, b, c, d] = words;
