@@ -1,9 +1,10 @@
 /*
  * The compiled proof format, version 1 (docs/compiled-format.md): a single forward pass
  * over a command stream on a fixed linear stack of 64 entries. Header-only, no syscalls,
- * no libc, no heap; 64-bit arithmetic throughout. The checks run in exactly the order of
- * section 4 of the spec, so the exit code for every input equals the Rust verifier's
- * (crates/compiled-proof).
+ * no libc, no heap; 64-bit arithmetic throughout. A failing command is always executed by
+ * the slow path of cp_compute_root, whose checks run in exactly the order of section 4 of
+ * the spec, so the exit code for every input equals the spec's and the Rust verifier's
+ * (crates/compiled-proof); the fast path only runs commands that pass all their checks.
  *
  * Hashing is the includer's: define (before or after including this header)
  *   static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);
@@ -174,7 +175,11 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
   }
 
   /* 5: state. stack[0] and stack[1] are sentinels (x = 0), the entries are stack[2..65];
-   * `top` is the top entry (depth = top - &stack[1]), so top - 1 is always readable. */
+   * `top` is the top entry (depth = top - &stack[1]), so top - 1 is always readable.
+   * The state that only LEAF and the slow path use lives with the entries in `cs`, whose
+   * address goes to an empty asm below: the compiler then keeps it in memory rather than in
+   * one of the three registers (s0, s1, a2) the merge kernel leaves alive across a call,
+   * which the PROOF run needs for the command pointer, x and top. */
   struct {
     const uint8_t *leaf, *leaves_end;
     cp_entry_t *full;
@@ -183,7 +188,8 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
   } cs;
   cs.leaf = payload + 4; /* the next leaf record (used = (leaf - payload - 4) / 40) */
   cs.leaves_end = cs.leaf + CP_LEAF_RECORD * n;
-  uintptr_t p = (uintptr_t)cs.leaves_end; /* the next command */
+  uintptr_t p = (uintptr_t)cs.leaves_end; /* the next command (an integer: as a pointer, clang
+                                             keeps two induction variables for it) */
   const uint8_t *const e = payload + len;
   /* p <= lim: at least 1 + 32 bytes left. Any lim at or below e - 33 is sound (a smaller one
    * only sends more commands to the slow path); 0 if e - 33 would wrap. */
@@ -194,8 +200,8 @@ static int cp_compute_root(const uint8_t *payload, uint64_t len, uint64_t leaf_c
   cs.full = &cs.stack[CP_STACK_CAP + 1]; /* top == full: depth == CAP */
   cs.rem = leaf_count;
   cs.hbit = (uint64_t)1 << (63 - __builtin_clzll(cs.rem)); /* 2^H, SET_PEAK() */
-  cs.next_min = 0;                                      /* start */
-  cs.end = cs.hbit;                         /* start + 2^H while rem != 0, then 0 */
+  cs.next_min = 0;                                         /* start */
+  cs.end = cs.hbit;                                        /* start + 2^H; 0 once rem == 0 */
   __asm__ volatile("" : : "r"(&cs) : "memory");
   uint64_t x, op;
   const uint8_t *hash, *item;
@@ -250,6 +256,7 @@ dispatch_op: /* the command at p <= lim, op = *p */
     goto dispatch_op;
   }
   if (op == CP_OP_LEAF) {
+    /* keeps the loads of cs below from being hoisted into the other commands' dispatch */
     __asm__ volatile("" : : : "memory");
     if (CP_UNLIKELY(top == cs.full || cs.leaf == cs.leaves_end)) { /* L1, L2 */
       goto slow;
