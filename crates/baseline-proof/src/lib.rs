@@ -178,9 +178,12 @@ pub fn verify<H: Hasher>(
     if payload.leaf_count() == 0 {
         return Err(BaselineError::NoLeaves.into());
     }
+    // The leaves are checked and collected for `MerkleProof::verify` in one pass, so each
+    // position is read once.
+    let mut leaves: Vec<(u64, Node)> = Vec::with_capacity(payload.leaf_count());
     let mut shape = shape::ProofLen::new(leaf_count);
     let mut previous: Option<u64> = None;
-    for (pos, _) in payload.leaves() {
+    for (pos, value) in payload.leaves() {
         if pos >= mmr_size {
             return Err(BaselineError::LeafOutOfRange.into());
         }
@@ -190,6 +193,7 @@ pub fn verify<H: Hasher>(
         }
         previous = Some(pos);
         shape.push(index);
+        leaves.push((pos, Node::borrowed(value)));
     }
     let expected = shape.finish();
     match payload.item_count().cmp(&expected) {
@@ -198,10 +202,6 @@ pub fn verify<H: Hasher>(
         core::cmp::Ordering::Equal => {}
     }
     let items: Vec<Node> = payload.items().map(Node::borrowed).collect();
-    let leaves: Vec<(u64, Node)> = payload
-        .leaves()
-        .map(|(pos, value)| (pos, Node::borrowed(value)))
-        .collect();
     let proof = MerkleProof::<Node, MergeWith<H>>::new(mmr_size, items);
     match proof.verify(Node::borrowed(root), leaves) {
         Ok(true) => Ok(()),
