@@ -48,6 +48,12 @@ unsafe impl Hasher for ContractHasher {
         }
     }
 
+    #[cfg(all(not(test), feature = "node-arena"))]
+    #[inline(always)]
+    fn node_slot() -> &'static mut core::mem::MaybeUninit<[u8; 32]> {
+        ALLOCATOR.node_slot()
+    }
+
     #[cfg(feature = "merge-kernel")]
     #[inline(always)]
     fn merge_uninit(left: &[u8; 32], right: &[u8; 32], out: &mut core::mem::MaybeUninit<[u8; 32]>) {

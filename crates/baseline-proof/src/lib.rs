@@ -36,6 +36,15 @@ pub unsafe trait Hasher {
     fn merge_uninit(left: &[u8; 32], right: &[u8; 32], out: &mut core::mem::MaybeUninit<[u8; 32]>) {
         Self::merge(left, right, out.write([0; 32]));
     }
+
+    /// Storage for one merge result (feature `ref-items`), never freed: by default a leaked
+    /// heap box. An implementation must return 32 bytes that no other reference (earlier
+    /// slot, leaf, item or root) can reach, valid for the rest of the program.
+    #[cfg(feature = "ref-items")]
+    #[inline(always)]
+    fn node_slot() -> &'static mut core::mem::MaybeUninit<[u8; 32]> {
+        alloc::boxed::Box::leak(alloc::boxed::Box::new_uninit())
+    }
 }
 
 /// Rejections of the baseline payload, codes 20-39 (docs/error-codes.md).

@@ -2,7 +2,7 @@
 //! each representation is one cargo feature of this crate.
 
 use crate::Hasher;
-#[cfg(any(feature = "zero-copy", feature = "ref-items"))]
+#[cfg(all(feature = "zero-copy", not(feature = "ref-items")))]
 use alloc::boxed::Box;
 #[cfg(not(feature = "zero-copy"))]
 use alloc::vec::Vec;
@@ -46,7 +46,7 @@ impl<'a> Node<'a> {
 
     #[inline(always)]
     pub fn merged<H: Hasher>(left: &[u8; 32], right: &[u8; 32]) -> Self {
-        let out: &'a mut core::mem::MaybeUninit<[u8; 32]> = Box::leak(Box::new_uninit());
+        let out: &'a mut core::mem::MaybeUninit<[u8; 32]> = H::node_slot();
         H::merge_uninit(left, right, out);
         // SAFETY: `Hasher` is an unsafe trait whose contract is that `merge_uninit` wrote all
         // 32 bytes.
