@@ -130,15 +130,15 @@ static inline uint64_t cp_u64le(const uint8_t *p) {
 #ifdef CP_HAVE_WORDS
 #define CP_STEP_FIRST(x, hash, item) \
   (w = ((x) & 1) ? cp_merge_to_words(item, hash) : cp_merge_to_words(hash, item))
-#define CP_STEP_NEXT(x, item) \
-  (w = ((x) & 1) ? cp_merge_words_right(item, w) : cp_merge_words_left(w, item))
+#define CP_STEP_LEFT(item) (w = cp_merge_words_left(w, item))
+#define CP_STEP_RIGHT(item) (w = cp_merge_words_right(item, w))
 #define CP_MERGE_NODES(l, r) (w = cp_merge_to_words(l, r))
 #define CP_STORE_TOP() cp_store_words(w, top->buf)
 #else
 #define CP_STEP_FIRST(x, hash, item) \
   (((x) & 1) ? cp_merge(top->buf, item, hash) : cp_merge(top->buf, hash, item))
-#define CP_STEP_NEXT(x, item) \
-  (((x) & 1) ? cp_merge(top->buf, item, top->buf) : cp_merge(top->buf, top->buf, item))
+#define CP_STEP_LEFT(item) cp_merge(top->buf, top->buf, item)
+#define CP_STEP_RIGHT(item) cp_merge(top->buf, item, top->buf)
 #define CP_MERGE_NODES(l, r) cp_merge(top->buf, l, r)
 #define CP_STORE_TOP() ((void)0)
 #endif
@@ -242,12 +242,16 @@ dispatch_op: /* the command at p <= lim, op = *p */
         break;
       }
       /* 6.1-6.3 and P1 hold: the same node, the same rem */
-      if (CP_UNLIKELY(x == 1)) { /* P2 */
-        return CP_ERR_PROOF_OVER_PEAK;
-      }
       item = (const uint8_t *)p + 1;
       p += 1 + CP_ITEM;
-      CP_STEP_NEXT(x, item);
+      if ((x & 1) == 0) { /* a left child: x >= 2, so P2 holds */
+        CP_STEP_LEFT(item);
+      } else {
+        if (CP_UNLIKELY(x == 1)) { /* P2 */
+          return CP_ERR_PROOF_OVER_PEAK;
+        }
+        CP_STEP_RIGHT(item);
+      }
       x >>= 1;
     }
     CP_STORE_TOP();
@@ -451,7 +455,8 @@ done:
   return CP_OK;
 }
 #undef CP_STEP_FIRST
-#undef CP_STEP_NEXT
+#undef CP_STEP_LEFT
+#undef CP_STEP_RIGHT
 #undef CP_MERGE_NODES
 #undef CP_STORE_TOP
 /* Steps 1-10: CP_OK when the payload proves its leaves against (root, leaf_count). */
