@@ -29,9 +29,6 @@ impl Merge for ContractMerge {
     }
 
     #[cfg(feature = "asm-chain")]
-    const WORDS: bool = true;
-
-    #[cfg(feature = "asm-chain")]
     #[inline(always)]
     fn merge_to_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
         mmr_blake2b::merge_to_words_asm(left, right)

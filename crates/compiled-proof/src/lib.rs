@@ -24,33 +24,41 @@ pub use compile::{compile, encode, Command, CompileError};
 
 /// The node hash: `merge(left, right)` written to `out`. For CKB this is blake2b-256 with
 /// personalization `ckb-default-hash` over `left || right`.
+///
+/// The verifier carries the node it is working on as four little-endian words, so a contract
+/// whose hash keeps its result in registers (the assembly kernel's `_chain` entries) can
+/// hash a whole run of `PROOF`s without storing the node in between. The word methods'
+/// defaults go through `merge` and an aligned buffer; a contract overrides them, and the
+/// loads and stores, with its own.
 pub trait Merge {
     fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]);
 
-    /// When true, runs of `PROOF` commands hash through the word methods below, so a contract
-    /// can keep the node's hash in registers from one step to the next and store it once.
-    const WORDS: bool = false;
-
     /// `merge(left, right)` as four little-endian words.
     fn merge_to_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
-        let mut out = [0u8; 32];
-        Self::merge(left, right, &mut out);
-        words_of(&out)
+        let mut out = Hash([0; 32]);
+        Self::merge(left, right, &mut out.0);
+        Self::load_words_aligned(&out.0)
     }
 
     /// `merge(node, item)`, the node given as words.
     fn merge_words_left(node: [u64; 4], item: &[u8; 32]) -> [u64; 4] {
-        Self::merge_to_words(&bytes_of(node), item)
+        let mut left = Hash([0; 32]);
+        Self::store_words(node, &mut left.0);
+        Self::merge_to_words(&left.0, item)
     }
 
     /// `merge(item, node)`, the node given as words.
     fn merge_words_right(item: &[u8; 32], node: [u64; 4]) -> [u64; 4] {
-        Self::merge_to_words(item, &bytes_of(node))
+        let mut right = Hash([0; 32]);
+        Self::store_words(node, &mut right.0);
+        Self::merge_to_words(item, &right.0)
     }
 
     /// Writes a hash given as words.
     fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
-        *out = bytes_of(words);
+        for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
     }
 
     /// A little-endian u64 from bytes of any alignment (a leaf record's index, a leaf).
@@ -62,28 +70,18 @@ pub trait Merge {
 
     /// The four little-endian words of a hash stored at 8-byte alignment (a stack slot).
     fn load_words_aligned(bytes: &[u8; 32]) -> [u64; 4] {
-        words_of(bytes)
+        load_words::<Self>(bytes)
     }
 }
 
-/// The four little-endian words of a hash.
-fn words_of(bytes: &[u8; 32]) -> [u64; 4] {
-    let mut words = [0u64; 4];
-    for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(chunk);
-        *w = u64::from_le_bytes(b);
+/// The four little-endian words of 32 bytes of any alignment, through `M::load_u64`.
+#[inline(always)]
+fn load_words<M: Merge + ?Sized>(bytes: &[u8; 32]) -> [u64; 4] {
+    match bytes.as_chunks::<8>() {
+        ([a, b, c, d], []) => [M::load_u64(a), M::load_u64(b), M::load_u64(c), M::load_u64(d)],
+        // 32 = 4 x 8: folded away.
+        _ => [0; 4],
     }
-    words
-}
-
-/// The hash whose little-endian words these are.
-fn bytes_of(words: [u64; 4]) -> [u8; 32] {
-    let mut bytes = [0u8; 32];
-    for (chunk, w) in bytes.chunks_exact_mut(8).zip(words) {
-        chunk.copy_from_slice(&w.to_le_bytes());
-    }
-    bytes
 }
 
 /// Command opcodes.
@@ -153,97 +151,58 @@ impl FormatError {
     }
 }
 
-/// Set in `Entry::height` of finished peaks. A finished peak is never an operand of `PROOF`
-/// or `MERGE`, and with this bit its height never equals the current peak height, so the
-/// hash commands need no comparison against `base`.
-const FINISHED: u64 = 64;
-
 /// A 32-byte hash at 8-byte alignment, so that copying one in or out is four 64-bit loads
 /// and stores (the payload's bytes have no alignment).
 #[derive(Clone, Copy)]
 #[repr(C, align(8))]
-struct Hash([u8; 32]);
+pub struct Hash([u8; 32]);
 
-/// One stack entry: a working node `(first, height)` or a finished peak (`FINISHED` set).
-/// The hash of a node of height `h` is in `hash[slot::<M>(h)]`; leaves and peaks given as
-/// items are copied in at height 0, slot 0. With a word-based merge (`Merge::WORDS`) the
-/// slot is always 0: the kernel reads both inputs before the result is stored. Otherwise it
-/// is `h & 1`, so every hash step writes the parent into the other half: no aliasing.
+/// One stack entry. `x` names the node relative to the current peak, which covers
+/// `[start, end)` with `end = start + 2^H` and `start` a multiple of `2^(H+1)`:
+///
+/// ```text
+/// x = (first XOR end) >> height
+/// ```
+///
+/// that is `2^(H - height)` (a marker) over the bits of `first` between `height` and `H - 1`.
+/// For a working node `x >= 1`, and: bit 0 of `x` is bit `height` of `first` (1: a right
+/// child); `x == 1` iff the node is the whole current peak (`height == H`, `first ==
+/// start`); the parent is `x >> 1`; two nodes are left and right siblings of one height iff
+/// `x_right == x_left + 1` with `x_left` even; two nodes have the same height iff their `x`
+/// have the same bit length. `x == 0` marks a finished peak and the two sentinels below the
+/// stack, so "no working node" (P1, M1, K1, Q1, B1) is `x == 0`. All working nodes belong to
+/// the current peak (it changes only when none is left), so they share one `end`.
 #[derive(Clone, Copy)]
 struct Entry {
-    hash: [Hash; 2],
-    first: u64,
-    height: u64,
+    x: u64,
+    hash: Hash,
 }
 
 impl Entry {
     const EMPTY: Entry = Entry {
-        hash: [Hash([0; 32]); 2],
-        first: 0,
-        height: 0,
+        x: 0,
+        hash: Hash([0; 32]),
     };
 }
 
-/// The 32 bytes at offset `at` of the payload, if they exist.
-#[inline(always)]
-fn item_at(payload: &[u8], at: usize) -> Option<&[u8; 32]> {
-    payload.get(at..)?.first_chunk::<ITEM_LEN>()
-}
+/// Stack slots: two sentinels (`x == 0`), then the `STACK_CAPACITY` entries, padded to a
+/// power of two so that an index masked with `SLOTS - 1` needs no bounds check. The top
+/// index is 1 for an empty stack and `FULL` for a full one; it never leaves `1..=FULL`.
+const SLOTS: usize = 128;
+const FULL: usize = STACK_CAPACITY + 1;
 
-/// Which half of [`Entry::hash`] holds the hash of a node of height `h`.
-#[inline(always)]
-fn slot<M: Merge>(h: u64) -> usize {
-    if M::WORDS {
-        0
-    } else {
-        (h & 1) as usize
-    }
-}
-
-/// The hash of a stack entry (see [`Entry`]).
-#[inline(always)]
-fn entry_hash<M: Merge>(entry: &Entry) -> &[u8; 32] {
-    &entry.hash[slot::<M>(entry.height & !FINISHED)].0
-}
-
-/// Copies 32 payload bytes into a slot.
-#[inline(always)]
-fn copy_in<M: Merge>(bytes: &[u8; 32], out: &mut Hash) {
-    M::store_words(load_words::<M>(bytes), &mut out.0);
-}
-
-/// The four little-endian words of 32 bytes, through the contract's loads.
-#[inline(always)]
-fn load_words<M: Merge>(bytes: &[u8; 32]) -> [u64; 4] {
-    match bytes.as_chunks::<8>() {
-        ([a, b, c, d], []) => [M::load_u64(a), M::load_u64(b), M::load_u64(c), M::load_u64(d)],
-        // 32 = 4 x 8: folded away.
-        _ => [0; 4],
-    }
-}
-
-/// The two hash halves of an entry as (current, next) for a node of height `h`.
-#[inline(always)]
-fn halves(hash: &mut [Hash; 2], h: u64) -> (&mut Hash, &mut Hash) {
-    let [even, odd] = hash;
-    if h & 1 == 0 {
-        (even, odd)
-    } else {
-        (odd, even)
-    }
-}
 
 /// The verifier's working memory (about 5 KiB). [`verify`] and [`compute_root`] put one on
 /// the call stack; a contract may keep one in a `static` and use [`compute_root_with`] to
 /// skip its initialisation. Its contents between calls do not matter.
 pub struct Stack {
-    entries: [Entry; STACK_CAPACITY],
+    entries: [Entry; SLOTS],
 }
 
 impl Stack {
     pub const fn new() -> Self {
         Stack {
-            entries: [Entry::EMPTY; STACK_CAPACITY],
+            entries: [Entry::EMPTY; SLOTS],
         }
     }
 }
@@ -271,12 +230,13 @@ pub fn verify_with<M: Merge>(
     root: &[u8; 32],
     leaf_count: u64,
 ) -> Result<(), FormatError> {
-    let computed = compute_root_with::<M>(stack, payload, leaf_count)?;
-    // Branch-free byte compare: cheaper than a memcmp call on the contract target.
+    let computed = root_words::<M>(stack, payload, leaf_count)?;
+    // A word at a time, branch-free: cheaper than a memcmp call on the contract target.
+    let expected = load_words::<M>(root);
     let diff = computed
         .iter()
-        .zip(root.iter())
-        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        .zip(expected)
+        .fold(0u64, |acc, (a, b)| acc | (a ^ b));
     if diff != 0 {
         return Err(FormatError::RootMismatch);
     }
@@ -348,222 +308,76 @@ fn record_fields(record: &[u8; LEAF_RECORD_LEN]) -> (&[u8; 8], &[u8; 32]) {
     (index, value.first_chunk::<32>().unwrap_or(&[0; 32]))
 }
 
-/// State that only `LEAF` and the peak commands use. It lives in memory behind a shared
-/// reference to `Cell`s, which the optimiser cannot keep in registers across the merge
-/// calls: the registers of the hash loop ([`run_peak`]) stay free for the hot values.
-struct Cursor {
-    /// Offset of the next leaf record, and the end of the leaves section.
-    leaf: Cell<usize>,
-    leaves_end: usize,
-    leaf_count: u64,
+/// The state of the current peak and the leaf cursor: what the peak commands change and
+/// `LEAF` reads. It lives in memory (see [`root_words`]), out of the registers the hash
+/// loop needs.
+struct Peaks<'a> {
+    /// The leaf records not pushed yet.
+    leaves: Cell<&'a [u8]>,
+    /// Bits of `leaf_count` not accounted for yet; the current peak is the highest.
+    rem: Cell<u64>,
+    /// `2^H` of the current peak.
+    hbit: Cell<u64>,
+    /// The smallest acceptable next leaf index.
     next_min: Cell<u64>,
-    peak_end: Cell<u64>,
-    depth: Cell<usize>,
+    /// The current peak's `start + 2^H`; 0 once `rem == 0`, which fails `LEAF`'s fast test.
+    end: Cell<u64>,
+    /// Index of the top stack entry: 1 when the stack is empty, `FULL` when it is full.
+    top: Cell<usize>,
 }
 
-/// Runs `PROOF`, `LEAF` and `MERGE` commands from offset `pos` (spec 6.3-6.4 for these
-/// three) and returns the offset of the first other opcode, or of the end of the payload,
-/// without consuming it. Out of line so that its handful of live values stay in registers
-/// across the merge calls.
-///
-/// Working nodes are the entries above the finished peaks; a finished peak has `FINISHED`
-/// in its height, so "no working node on top" (P1, M1) is "no entry, or a finished one".
-/// The top entry's `first` and `height` are kept in registers (`t_first`, `t_h`; `t_h` is
-/// `FINISHED` for an empty stack) and written back when another entry is pushed and on exit.
-///
-/// A run of `PROOF`s on one node keeps one word, `x`, instead of `first` and the height:
-/// bits `h..peak_h` of `first` (the node's side at each level, 1 = right child) over a marker
-/// bit at `peak_h - h`. Each step reads the side from bit 0 and shifts; `x == 1` (only the
-/// marker left) is `h == peak_h` (P2); the marker's position gives the height at the end.
-/// With the remaining command bytes that is all the loop keeps across a merge, so under the
-/// assembly kernel (which leaves the caller three registers) nothing goes through the stack.
-#[inline(never)]
-fn run_peak<M: Merge>(
-    entries: &mut [Entry; STACK_CAPACITY],
-    payload: &[u8],
-    pos: usize,
-    peak_h: u64,
-    cursor: &Cursor,
-) -> Result<usize, FormatError> {
-    use FormatError::*;
-    let mut rest = payload.get(pos..).unwrap_or_default();
-    let mut depth = cursor.depth.get();
-    let (mut t_first, mut t_h) = match entries.get(depth.wrapping_sub(1)) {
-        Some(top) => (top.first, top.height),
-        None => (0, FINISHED),
-    };
-    while let Some((&opcode, tail)) = rest.split_first() {
-        if opcode == op::PROOF {
-            if tail.len() < ITEM_LEN {
-                return Err(ItemTruncated);
-            }
-            if t_h >= peak_h {
-                // A working node never exceeds the peak height: only equality is possible.
-                return Err(if t_h & FINISHED != 0 {
-                    ProofNoNode
-                } else {
-                    ProofOverPeak
-                });
-            }
-            // t_h < FINISHED: the top entry exists (unreachable fallback).
-            let Some(top) = entries.get_mut(depth.wrapping_sub(1)) else {
-                return Err(ProofNoNode);
-            };
-            // 1 <= peak_h - t_h <= 49.
-            let marker = 1u64.wrapping_shl(peak_h.wrapping_sub(t_h) as u32);
-            let mut x = (t_first.wrapping_shr(t_h as u32) & marker.wrapping_sub(1)) | marker;
-            // The loops below take every PROOF of the run, this one included (its opcode is
-            // read again). A PROOF with a short item ends the run and fails (46) above.
-            if M::WORDS {
-                let mut words = M::load_words_aligned(&top.hash[0].0);
-                while let Some(([op::PROOF, item @ ..], tail)) =
-                    rest.split_first_chunk::<{ 1 + ITEM_LEN }>()
-                {
-                    if x == 1 {
-                        return Err(ProofOverPeak);
-                    }
-                    let right_child = x & 1 != 0;
-                    x >>= 1;
-                    rest = tail;
-                    words = if right_child {
-                        M::merge_words_right(item, words)
-                    } else {
-                        M::merge_words_left(words, item)
-                    };
-                }
-                M::store_words(words, &mut top.hash[0].0);
-            } else {
-                // From memory to memory, alternating between the halves of the slot.
-                let (a, b) = halves(&mut top.hash, t_h);
-                loop {
-                    let Some(([op::PROOF, item @ ..], tail)) =
-                        rest.split_first_chunk::<{ 1 + ITEM_LEN }>()
-                    else {
-                        break;
-                    };
-                    if x == 1 {
-                        return Err(ProofOverPeak);
-                    }
-                    merge_sided::<M>(x, &a.0, item, &mut b.0);
-                    x >>= 1;
-                    rest = tail;
-                    let Some(([op::PROOF, item @ ..], tail)) =
-                        rest.split_first_chunk::<{ 1 + ITEM_LEN }>()
-                    else {
-                        break;
-                    };
-                    if x == 1 {
-                        return Err(ProofOverPeak);
-                    }
-                    merge_sided::<M>(x, &b.0, item, &mut a.0);
-                    x >>= 1;
-                    rest = tail;
-                }
-            }
-            // x >= 1 always holds the marker.
-            t_h = peak_h.wrapping_sub(u64::from(63 - x.leading_zeros()));
-            t_first &= u64::MAX.wrapping_shl(t_h as u32);
-        } else if opcode == op::LEAF {
-            rest = tail;
-            if depth >= STACK_CAPACITY {
-                return Err(StackOverflow);
-            }
-            let at = cursor.leaf.get();
-            if at >= cursor.leaves_end {
-                return Err(LeavesExhausted);
-            }
-            let Some(record) = payload
-                .get(at..)
-                .and_then(<[u8]>::first_chunk::<LEAF_RECORD_LEN>)
-            else {
-                return Err(LeavesExhausted);
-            };
-            let (index, value) = record_fields(record);
-            let index = M::load_u64(index);
-            if index >= cursor.leaf_count {
-                return Err(LeafIndexOutOfRange);
-            }
-            if index < cursor.next_min.get() {
-                return Err(LeafIndexNotAscending);
-            }
-            if index >= cursor.peak_end.get() {
-                return Err(LeafOutsidePeak);
-            }
-            cursor.next_min.set(index.wrapping_add(1));
-            cursor.leaf.set(at.wrapping_add(LEAF_RECORD_LEN));
-            if let Some(below) = entries.get_mut(depth.wrapping_sub(1)) {
-                below.first = t_first;
-                below.height = t_h;
-            }
-            // depth < STACK_CAPACITY: unreachable fallback.
-            let Some(entry) = entries.get_mut(depth) else {
-                return Err(StackOverflow);
-            };
-            copy_in::<M>(value, &mut entry.hash[0]);
-            t_first = index;
-            t_h = 0;
-            depth = depth.wrapping_add(1);
-        } else if opcode == op::MERGE {
-            rest = tail;
-            // Two working nodes: the lower one exists and is not a finished peak (finished
-            // peaks are all below the working nodes). The upper one is the cached top.
-            let Some([left, right]) = entries.get_mut(depth.wrapping_sub(2)..depth) else {
-                return Err(MergeNoNodes);
-            };
-            let h = left.height;
-            if h & FINISHED != 0 {
-                return Err(MergeNoNodes);
-            }
-            if t_h != h {
-                return Err(MergeHeightMismatch);
-            }
-            let bit = 1u64.wrapping_shl(h as u32);
-            if left.first & bit != 0 || t_first != left.first.wrapping_add(bit) {
-                return Err(MergeNotSiblings);
-            }
-            if M::WORDS {
-                let words = M::merge_to_words(&left.hash[0].0, &right.hash[0].0);
-                M::store_words(words, &mut left.hash[0].0);
-            } else {
-                let r = &right.hash[slot::<M>(h)];
-                let (x, y) = halves(&mut left.hash, h);
-                M::merge(&x.0, &r.0, &mut y.0);
-            }
-            t_first = left.first;
-            t_h = h.wrapping_add(1);
-            depth = depth.wrapping_sub(1);
-        } else {
-            break;
+impl Peaks<'_> {
+    /// ADVANCE(): the current peak is accounted for.
+    fn advance(&self) {
+        let rem = self.rem.get() ^ self.hbit.get();
+        self.rem.set(rem);
+        if rem == 0 {
+            self.end.set(0);
+            return;
         }
-    }
-    if let Some(top) = entries.get_mut(depth.wrapping_sub(1)) {
-        top.first = t_first;
-        top.height = t_h;
-    }
-    cursor.depth.set(depth);
-    Ok(payload.len().wrapping_sub(rest.len()))
-}
-
-/// `merge(node, item)` for a left child (bit 0 of `x` clear), else `merge(item, node)`.
-#[inline(always)]
-fn merge_sided<M: Merge>(x: u64, node: &[u8; 32], item: &[u8; 32], out: &mut [u8; 32]) {
-    if x & 1 == 0 {
-        M::merge(node, item, out);
-    } else {
-        M::merge(item, node, out);
+        let hbit = 1u64.wrapping_shl(63 - rem.leading_zeros());
+        let start = self.end.get();
+        self.hbit.set(hbit);
+        self.next_min.set(start);
+        self.end.set(start.wrapping_add(hbit));
     }
 }
 
 /// [`compute_root`] on caller-provided working memory.
-///
-/// Arithmetic: `leaf_count < 2^50`, leaf indexes are checked `< leaf_count` and every node
-/// lies inside its peak, so `first < 2^50` and heights are at most 49; offsets are below
-/// `payload.len()`. The wrapping operations can therefore never wrap (spec section 3).
 pub fn compute_root_with<M: Merge>(
     stack: &mut Stack,
     payload: &[u8],
     leaf_count: u64,
 ) -> Result<[u8; 32], FormatError> {
+    let words = root_words::<M>(stack, payload, leaf_count)?;
+    let mut root = Hash([0; 32]);
+    M::store_words(words, &mut root.0);
+    Ok(root.0)
+}
+
+/// Steps 1-8 of the spec; the root as words.
+///
+/// Step 6 has a fast path and a slow path. The fast path runs `PROOF`, `LEAF` and `MERGE`
+/// when at least 33 bytes are left (so an opcode and an item surely fit) and the command's
+/// checks all pass; it tests a condition that implies all of them (6.1-6.3 and the
+/// command's own). Anything else (the last 32 bytes, the peak commands, every failure) goes
+/// to [`slow_step`], which executes the one command with the checks in exactly the spec's
+/// order, so every rejection has the spec's code. 6.2 (`rem == 0`) needs no fast test: then
+/// no working node is left, which fails `PROOF`'s and `MERGE`'s tests, and `end == 0` fails
+/// `LEAF`'s.
+///
+/// The node a command produces stays in words (`words`, its `x` in `x`) while `PROOF`s
+/// follow, and is stored once. Across each merge the loop keeps only the remaining commands
+/// and `x`, which the assembly kernel leaves registers for.
+///
+/// Arithmetic: `leaf_count < 2^50`, leaf indexes are checked `< end <= leaf_count` and every
+/// node lies inside its peak, so no addition can wrap (spec section 3).
+#[inline(never)]
+fn root_words<M: Merge>(
+    stack: &mut Stack,
+    payload: &[u8],
+    leaf_count: u64,
+) -> Result<[u64; 4], FormatError> {
     use FormatError::*;
 
     // 1.
@@ -571,123 +385,288 @@ pub fn compute_root_with<M: Merge>(
         return Err(LeafCountInvalid);
     }
     // 2.-5.
-    let (leaves, _) = split_payload(payload)?;
-    let leaves_end = HEADER_LEN.wrapping_add(leaves.len());
-    let entries = &mut stack.entries;
-
-    // Current peak: the highest set bit of `rem`; it covers [peak_end - 2^peak_h, peak_end),
-    // and its start is `leaf_count ^ rem` (the sum of the higher bits of leaf_count).
-    let mut rem = leaf_count;
-    let mut peak_h = u64::from(63 - rem.leading_zeros());
-    let cursor = Cursor {
-        leaf: Cell::new(HEADER_LEN),
-        leaves_end,
-        leaf_count,
+    let (leaves, cmds) = split_payload(payload)?;
+    let hbit = 1u64.wrapping_shl(63 - leaf_count.leading_zeros());
+    let peaks = Peaks {
+        leaves: Cell::new(leaves),
+        rem: Cell::new(leaf_count),
+        hbit: Cell::new(hbit),
         next_min: Cell::new(0),
-        peak_end: Cell::new(1u64.wrapping_shl(peak_h as u32)),
-        depth: Cell::new(0),
+        end: Cell::new(hbit),
+        top: Cell::new(1),
     };
-    // Finished peaks: entries [0, base).
-    let mut base: usize = 0;
-    let mut pos = leaves_end;
+    // Kept in memory: the optimiser must not hold these in registers across the loop.
+    let peaks = core::hint::black_box(&peaks);
+    let entries = &mut stack.entries;
+    entries[0].x = 0;
+    entries[1].x = 0;
+    let mut rest = cmds;
 
-    // 6. Inside this loop `rem != 0`; the commands that account for the last peak leave it.
+    // Runs one command on the slow path; leaves the loop when the stream is done.
+    macro_rules! slow {
+        () => {{
+            if slow_step::<M>(peaks, entries, &mut rest, leaf_count)? {
+                break;
+            }
+            continue;
+        }};
+    }
+
+    // 6.
     loop {
-        pos = run_peak::<M>(entries, payload, pos, peak_h, &cursor)?;
-        let Some(&opcode) = payload.get(pos) else {
-            return Err(PeaksIncomplete);
-        };
-        pos = pos.wrapping_add(1);
-        let depth = cursor.depth.get();
-        match opcode {
-            op::PEAK => {
-                if depth == base {
-                    return Err(PeakNoNode);
+        let (mut words, mut x);
+        match rest.split_first_chunk::<{ 1 + ITEM_LEN }>() {
+            Some(([op::PROOF, ..], _)) => {
+                let entry = &entries[peaks.top.get() & MASK];
+                x = entry.x;
+                if x <= 1 {
+                    // P1 (or 6.2), P2.
+                    slow!();
                 }
-                if depth.wrapping_sub(base) > 1 {
-                    return Err(PeakPendingNodes);
-                }
-                let Some(top) = entries.get_mut(depth.wrapping_sub(1)) else {
-                    return Err(PeakNoNode);
-                };
-                // The start test is implied by the height test (spec K3 remark).
-                if top.height != peak_h || top.first != leaf_count ^ rem {
-                    return Err(PeakMismatch);
-                }
-                top.height |= FINISHED;
-                base = depth;
+                words = M::load_words_aligned(&entry.hash.0);
+                // The loop below takes this PROOF too.
             }
-            op::PEAK_PROOF | op::BAG_RHS => {
-                let Some(item) = item_at(payload, pos) else {
-                    return Err(ItemTruncated);
+            Some(([op::LEAF, ..], _)) => {
+                let Some((record, more)) = peaks.leaves.get().split_first_chunk() else {
+                    slow!(); // L2
                 };
-                pos = pos.wrapping_add(ITEM_LEN);
-                let bag = opcode == op::BAG_RHS;
-                if depth != base {
-                    return Err(if bag {
-                        BagRhsPendingNodes
-                    } else {
-                        PeakProofPendingNodes
-                    });
+                let (index, value) = record_fields(record);
+                let index = M::load_u64(index);
+                let end = peaks.end.get();
+                let top = peaks.top.get();
+                // L1, L4, and L3/L5 (end <= leaf_count), and 6.2 (end == 0 once rem == 0).
+                if top >= FULL || index < peaks.next_min.get() || index >= end {
+                    slow!();
                 }
-                if bag && rem.count_ones() < 2 {
-                    return Err(BagRhsTooFewPeaks);
-                }
-                // depth == base <= 49: unreachable fallback.
-                let Some(entry) = entries.get_mut(depth) else {
-                    return Err(StackOverflow);
-                };
-                entry.height = FINISHED;
-                copy_in::<M>(item, &mut entry.hash[0]);
-                base = depth.wrapping_add(1);
-                cursor.depth.set(base);
-                if bag {
-                    break;
-                }
+                peaks.next_min.set(index.wrapping_add(1));
+                peaks.leaves.set(more);
+                peaks.top.set(top.wrapping_add(1));
+                x = index ^ end;
+                words = load_words::<M>(value);
+                rest = rest.get(1..).unwrap_or_default();
             }
-            // PROOF, LEAF and MERGE never stop run_peak.
-            _ => return Err(UnknownCommand),
+            Some(([op::MERGE, ..], _)) => {
+                let top = peaks.top.get();
+                let (lx, rx) = (entries[top.wrapping_sub(1) & MASK].x, entries[top & MASK].x);
+                // M1 (lx == 0, or rx == 0 != lx + 1), M2 and M3 (see `Entry`).
+                if lx == 0 || lx & 1 != 0 || rx != lx.wrapping_add(1) {
+                    slow!();
+                }
+                words = M::merge_to_words(
+                    &entries[top.wrapping_sub(1) & MASK].hash.0,
+                    &entries[top & MASK].hash.0,
+                );
+                peaks.top.set(top.wrapping_sub(1));
+                x = lx >> 1;
+                rest = rest.get(1..).unwrap_or_default();
+            }
+            _ => slow!(),
         }
-        rem ^= 1u64.wrapping_shl(peak_h as u32);
-        if rem == 0 {
+        loop {
+            // The PROOFs that follow, on this node: 6.1-6.3 and P1 hold for each (an opcode
+            // and an item fit, the node is a working node, so rem != 0). A PROOF with a
+            // short item ends the run and fails on the slow path.
+            while let Some(([op::PROOF, item @ ..], tail)) =
+                rest.split_first_chunk::<{ 1 + ITEM_LEN }>()
+            {
+                // Shifted before the merge, so only `x` and `rest` live across it. P2 is
+                // checked after the run: a PROOF over the peak (x == 1) leaves x == 0 for
+                // good, and the hashes after it are never used.
+                let right_child = x & 1 != 0;
+                x >>= 1;
+                rest = tail;
+                words = if right_child {
+                    M::merge_words_right(item, words)
+                } else {
+                    M::merge_words_left(words, item)
+                };
+            }
+            if x == 0 {
+                return Err(ProofOverPeak); // P2
+            }
+            // A MERGE with this node as the right sibling takes it from the registers.
+            if let Some(([op::MERGE, ..], _)) = rest.split_first_chunk::<{ 1 + ITEM_LEN }>() {
+                let top = peaks.top.get();
+                let left = &entries[top.wrapping_sub(1) & MASK];
+                let lx = left.x;
+                if lx != 0 && lx & 1 == 0 && x == lx.wrapping_add(1) {
+                    words = M::merge_words_right(&left.hash.0, words);
+                    peaks.top.set(top.wrapping_sub(1));
+                    x = lx >> 1;
+                    rest = rest.get(1..).unwrap_or_default();
+                    continue;
+                }
+            }
             break;
         }
-        peak_h = u64::from(63 - rem.leading_zeros());
-        let peak_start = cursor.peak_end.get();
-        cursor.next_min.set(peak_start);
-        cursor
-            .peak_end
-            .set(peak_start.wrapping_add(1u64.wrapping_shl(peak_h as u32)));
+        let entry = &mut entries[peaks.top.get() & MASK];
+        entry.x = x;
+        M::store_words(words, &mut entry.hash.0);
     }
 
-    // 6.2 / 7.
-    if pos != payload.len() {
-        return Err(TrailingBytes);
-    }
-    if cursor.leaf.get() != leaves_end {
+    // 7.
+    if !peaks.leaves.get().is_empty() {
         return Err(LeavesUnconsumed);
     }
-    // 8. The stack holds exactly the finished peaks, left to right; bag from the right,
-    // alternating between two buffers.
-    let Some((last, others)) = entries.get(..base).and_then(|peaks| peaks.split_last()) else {
+    // 8. The stack holds exactly the finished peaks, left to right, in entries 2..=top (at
+    // least one: rem reached 0 through a peak command); bag from the right.
+    let top = peaks.top.get();
+    if top < 2 {
         return Err(PeaksIncomplete);
-    };
-    let mut peaks = others.iter().rev();
-    let last = entry_hash::<M>(last);
-    let Some(peak) = peaks.next() else {
-        return Ok(*last);
-    };
-    let mut a = [0u8; 32];
-    let mut b = [0u8; 32];
-    M::merge(last, entry_hash::<M>(peak), &mut a);
-    loop {
-        let Some(peak) = peaks.next() else {
-            return Ok(a);
-        };
-        M::merge(&a, entry_hash::<M>(peak), &mut b);
-        let Some(peak) = peaks.next() else {
-            return Ok(b);
-        };
-        M::merge(&b, entry_hash::<M>(peak), &mut a);
     }
+    let mut acc = M::load_words_aligned(&entries[top & MASK].hash.0);
+    for i in (2..top).rev() {
+        acc = M::merge_words_left(acc, &entries[i & MASK].hash.0);
+    }
+    Ok(acc)
+}
+
+/// Index mask of the stack slots.
+const MASK: usize = SLOTS - 1;
+
+/// Step 6 for the one command at `rest` (or the end of the stream), with every check in the
+/// spec's order. Returns whether the stream is finished (6.1 with `rem == 0`).
+#[cold]
+#[inline(never)]
+fn slow_step<M: Merge>(
+    peaks: &Peaks<'_>,
+    entries: &mut [Entry; SLOTS],
+    rest: &mut &[u8],
+    leaf_count: u64,
+) -> Result<bool, FormatError> {
+    use FormatError::*;
+    // 6.1
+    let Some((&opcode, mut tail)) = rest.split_first() else {
+        return if peaks.rem.get() != 0 {
+            Err(PeaksIncomplete)
+        } else {
+            Ok(true)
+        };
+    };
+    // 6.2
+    if peaks.rem.get() == 0 {
+        return Err(TrailingBytes);
+    }
+    // 6.3
+    if !(op::LEAF..=op::BAG_RHS).contains(&opcode) {
+        return Err(UnknownCommand);
+    }
+    let mut item = None;
+    if matches!(opcode, op::PROOF | op::PEAK_PROOF | op::BAG_RHS) {
+        let Some((bytes, after)) = tail.split_first_chunk::<ITEM_LEN>() else {
+            return Err(ItemTruncated);
+        };
+        item = Some(bytes);
+        tail = after;
+    }
+    *rest = tail;
+    // 6.4
+    let t = peaks.top.get();
+    let below = t.wrapping_sub(1) & MASK;
+    let tx = entries[t & MASK].x;
+    match (opcode, item) {
+        (op::LEAF, _) => {
+            if t >= FULL {
+                return Err(StackOverflow); // L1
+            }
+            let Some((record, more)) = peaks.leaves.get().split_first_chunk() else {
+                return Err(LeavesExhausted); // L2
+            };
+            let (index, value) = record_fields(record);
+            let index = M::load_u64(index);
+            if index >= leaf_count {
+                return Err(LeafIndexOutOfRange); // L3
+            }
+            if index < peaks.next_min.get() {
+                return Err(LeafIndexNotAscending); // L4
+            }
+            let end = peaks.end.get();
+            if index >= end {
+                return Err(LeafOutsidePeak); // L5
+            }
+            peaks.next_min.set(index.wrapping_add(1));
+            peaks.leaves.set(more);
+            let entry = &mut entries[t.wrapping_add(1) & MASK];
+            entry.x = index ^ end;
+            M::store_words(load_words::<M>(value), &mut entry.hash.0);
+            peaks.top.set(t.wrapping_add(1));
+        }
+        (op::MERGE, _) => {
+            let lx = entries[below].x;
+            if tx == 0 || lx == 0 {
+                return Err(MergeNoNodes); // M1
+            }
+            if tx.leading_zeros() != lx.leading_zeros() {
+                return Err(MergeHeightMismatch); // M2
+            }
+            if lx & 1 != 0 || tx != lx.wrapping_add(1) {
+                return Err(MergeNotSiblings); // M3
+            }
+            let words = M::merge_to_words(&entries[below].hash.0, &entries[t & MASK].hash.0);
+            let entry = &mut entries[below];
+            entry.x = lx >> 1;
+            M::store_words(words, &mut entry.hash.0);
+            peaks.top.set(t.wrapping_sub(1));
+        }
+        (op::PROOF, Some(item)) => {
+            if tx == 0 {
+                return Err(ProofNoNode); // P1
+            }
+            if tx == 1 {
+                return Err(ProofOverPeak); // P2
+            }
+            let entry = &mut entries[t & MASK];
+            let node = M::load_words_aligned(&entry.hash.0);
+            let words = if tx & 1 != 0 {
+                M::merge_words_right(item, node)
+            } else {
+                M::merge_words_left(node, item)
+            };
+            entry.x = tx >> 1;
+            M::store_words(words, &mut entry.hash.0);
+        }
+        (op::PEAK, _) => {
+            if tx == 0 {
+                return Err(PeakNoNode); // K1
+            }
+            if entries[below].x != 0 {
+                return Err(PeakPendingNodes); // K2
+            }
+            if tx != 1 {
+                return Err(PeakMismatch); // K3
+            }
+            entries[t & MASK].x = 0;
+            peaks.advance();
+        }
+        (op::PEAK_PROOF | op::BAG_RHS, Some(item)) => {
+            let bag = opcode == op::BAG_RHS;
+            if tx != 0 {
+                return Err(if bag {
+                    BagRhsPendingNodes // B1
+                } else {
+                    PeakProofPendingNodes // Q1
+                });
+            }
+            if bag && peaks.rem.get().count_ones() < 2 {
+                return Err(BagRhsTooFewPeaks); // B2
+            }
+            // Only finished peaks are on the stack, at most 49: unreachable fallback.
+            if t >= FULL {
+                return Err(StackOverflow);
+            }
+            let entry = &mut entries[t.wrapping_add(1) & MASK];
+            entry.x = 0;
+            M::store_words(load_words::<M>(item), &mut entry.hash.0);
+            peaks.top.set(t.wrapping_add(1));
+            if bag {
+                peaks.rem.set(0);
+                peaks.end.set(0);
+            } else {
+                peaks.advance();
+            }
+        }
+        // Every opcode in 1..=6 with its item is matched above.
+        _ => return Err(UnknownCommand),
+    }
+    Ok(false)
 }

@@ -1,6 +1,6 @@
-//! The word path (`Merge::WORDS`, which the contract uses to keep a PROOF run's hash in
-//! registers) gives exactly the byte path's result, root or error code, on honest proofs
-//! and on mutated ones.
+//! The word methods of `Merge` (which the contract overrides to keep a PROOF run's hash in
+//! registers) give exactly the result of their defaults, root or error code, on honest
+//! proofs and on mutated ones.
 #![cfg(feature = "std")]
 
 mod common;
@@ -9,14 +9,45 @@ use common::*;
 use compiled_proof::compute_root;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
-/// The same hash as `Blake`, through the trait's word methods.
+/// The same hash as `Blake`, with every word method overridden the way a contract does
+/// (its own conversions, no default).
 struct BlakeWords;
 
-impl compiled_proof::Merge for BlakeWords {
-    const WORDS: bool = true;
+fn to_words(bytes: &Hash) -> [u64; 4] {
+    std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
+}
 
+fn to_bytes(words: [u64; 4]) -> Hash {
+    let mut out = [0u8; 32];
+    for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+impl compiled_proof::Merge for BlakeWords {
     fn merge(left: &Hash, right: &Hash, out: &mut Hash) {
         *out = merge(left, right);
+    }
+
+    fn merge_to_words(left: &Hash, right: &Hash) -> [u64; 4] {
+        to_words(&merge(left, right))
+    }
+
+    fn merge_words_left(node: [u64; 4], item: &Hash) -> [u64; 4] {
+        to_words(&merge(&to_bytes(node), item))
+    }
+
+    fn merge_words_right(item: &Hash, node: [u64; 4]) -> [u64; 4] {
+        to_words(&merge(item, &to_bytes(node)))
+    }
+
+    fn store_words(words: [u64; 4], out: &mut Hash) {
+        *out = to_bytes(words);
+    }
+
+    fn load_words_aligned(bytes: &Hash) -> [u64; 4] {
+        to_words(bytes)
     }
 }
 
