@@ -106,6 +106,6 @@ impl<'a> Node<'a> {
 
 impl PartialEq for Node<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.bytes() == other.bytes()
+        crate::eq32(self.bytes(), other.bytes())
     }
 }
