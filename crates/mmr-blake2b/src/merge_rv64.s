@@ -29,10 +29,10 @@
 #   round 0: a = (h[a] + h[b]) precomputed, 4 adds       -4
 #   round 11: b of the diagonal G is never read, 4x2     -8
 #   message: 8 ld (mmr_merge_rv64)                       16
-#   state: lla + 14 ld + xori (v13 is read from v5)      30
+#   state: lla + 11 ld + 3 add + xori (v13 read from v5)  27
 #   output: lla + 4 ld + 8 xor                           17
 #   ret                                                   3
-#   total                                              1302  (1294 through `_chain`)
+#   total                                              1299  (1291 through `_chain`)
 
 # Working vector v0..v15 and message words m0..m7 (m8..m15 are zero in every merge):
 #   v0 s2   v1 s3   v2 s4   v3 s5   v4 s6   v5 s7   v6 s8   v7 s9
@@ -113,20 +113,22 @@ mmr_merge_rv64_chain:
     # v15's register points at the table until its own word is loaded, last.
     lla a0, .Lmmr_merge_table
     ld s2, 0(a0)
-    ld s3, 8(a0)
-    ld s4, 16(a0)
-    ld s5, 24(a0)
-    ld s6, 32(a0)
-    ld s7, 40(a0)
-    ld s8, 48(a0)
-    ld s9, 56(a0)
-    ld s10, 64(a0)
-    ld s11, 72(a0)
-    ld t3, 80(a0)
-    ld t4, 88(a0)
+    ld s6, 8(a0)
+    ld s7, 16(a0)
+    ld s8, 24(a0)
+    ld s9, 32(a0)
+    ld s10, 40(a0)
+    ld s11, 48(a0)
+    ld t3, 56(a0)
+    ld t4, 64(a0)
+    # v1..v3 of round 0 are h[i] + h[i+4]; h1..h3 = IV1..IV3 (parameter words 1-3 are
+    # zero), already loaded as v9..v11: one add each instead of a load.
+    add s3, s11, s7
+    add s4, t3, s8
+    add s5, t4, s9
     xori t5, s6, 64          # v12 = IV4 ^ t (t = 64 bytes); h4 = IV4 (no salt)
-    ld t2, 96(a0)
-    ld a0, 104(a0)
+    ld t2, 72(a0)
+    ld a0, 80(a0)
 
     #         m[sigma[r][0..16]]                                                       round
     mmr_round a3, a4, a5, a6, a7, t0, t1, a1, zero, zero, zero, zero, zero, zero, zero, zero, pre=0
@@ -144,16 +146,16 @@ mmr_merge_rv64_chain:
 
     # out[i] = h[i] ^ v[i] ^ v[i + 8]; v4..v7 are free now.
     lla s6, .Lmmr_merge_table
-    ld s7, 112(s6)
+    ld s7, 88(s6)
     xor a3, s2, s10
     xor a3, a3, s7
-    ld s8, 72(s6)
+    ld s8, 48(s6)
     xor a4, s3, s11
     xor a4, a4, s8
-    ld s9, 80(s6)
+    ld s9, 56(s6)
     xor a5, s4, t3
     xor a5, a5, s9
-    ld s7, 88(s6)
+    ld s7, 64(s6)
     xor a6, s5, t4
     xor a6, a6, s7
     ret
@@ -184,17 +186,14 @@ mmr_merge_rv64_chain_right:
 # h = IV ^ parameter block (digest length 32, fanout 1, depth 1, personal "ckb-default-hash").
 .Lmmr_merge_table:
     .dword 0xbb1838e7a0a44bf9    #   0: h0 + h4 (v0 + v4 of round 0)
-    .dword 0x566d1711b009135a    #   8: h1 + h5
-    .dword 0xbb54b042d4b8ce33    #  16: h2 + h6
-    .dword 0xd8e3a1ab9d2783fd    #  24: h3 + h7
-    .dword 0x510e527fade682d1    #  32: h4 = IV4
-    .dword 0x9b05688c2b3e6c1f    #  40: h5 = IV5
-    .dword 0x7ee5bccfd623d608    #  48: h6 = IV6 ^ "ckb-defa"
-    .dword 0x3393ac713e0a4d0c    #  56: h7 = IV7 ^ "ult-hash"
-    .dword 0x6a09e667f3bcc908    #  64: IV0 (v8)
-    .dword 0xbb67ae8584caa73b    #  72: IV1 (v9; also h1)
-    .dword 0x3c6ef372fe94f82b    #  80: IV2 (v10; also h2)
-    .dword 0xa54ff53a5f1d36f1    #  88: IV3 (v11; also h3)
-    .dword 0xe07c265404be4294    #  96: !IV6 (v14: final block)
-    .dword 0x5be0cd19137e2179    # 104: IV7 (v15)
-    .dword 0x6a09e667f2bdc928    # 112: h0 = IV0 ^ 0x01010020
+    .dword 0x510e527fade682d1    #   8: h4 = IV4
+    .dword 0x9b05688c2b3e6c1f    #  16: h5 = IV5
+    .dword 0x7ee5bccfd623d608    #  24: h6 = IV6 ^ "ckb-defa"
+    .dword 0x3393ac713e0a4d0c    #  32: h7 = IV7 ^ "ult-hash"
+    .dword 0x6a09e667f3bcc908    #  40: IV0 (v8)
+    .dword 0xbb67ae8584caa73b    #  48: IV1 (v9; also h1)
+    .dword 0x3c6ef372fe94f82b    #  56: IV2 (v10; also h2)
+    .dword 0xa54ff53a5f1d36f1    #  64: IV3 (v11; also h3)
+    .dword 0xe07c265404be4294    #  72: !IV6 (v14: final block)
+    .dword 0x5be0cd19137e2179    #  80: IV7 (v15)
+    .dword 0x6a09e667f2bdc928    #  88: h0 = IV0 ^ 0x01010020
