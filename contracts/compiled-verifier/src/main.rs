@@ -57,7 +57,7 @@ impl Merge for ContractMerge {
     }
 
     #[inline(always)]
-    fn load_words_aligned(bytes: &[u8; 32]) -> [u64; 4] {
+    fn load_words(bytes: &[u8; 32]) -> [u64; 4] {
         mmr_blake2b::load_words(bytes)
     }
 }

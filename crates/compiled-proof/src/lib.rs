@@ -37,7 +37,7 @@ pub trait Merge {
     fn merge_to_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
         let mut out = Hash([0; 32]);
         Self::merge(left, right, &mut out.0);
-        Self::load_words_aligned(&out.0)
+        Self::load_words(&out.0)
     }
 
     /// `merge(node, item)`, the node given as words.
@@ -68,15 +68,16 @@ pub trait Merge {
         u64::from_le_bytes(*bytes)
     }
 
-    /// The four little-endian words of a hash stored at 8-byte alignment (a stack slot).
-    fn load_words_aligned(bytes: &[u8; 32]) -> [u64; 4] {
-        load_words::<Self>(bytes)
+    /// The four little-endian words of 32 bytes of any alignment (a leaf, an item, a stack
+    /// slot).
+    fn load_words(bytes: &[u8; 32]) -> [u64; 4] {
+        words_via_u64::<Self>(bytes)
     }
 }
 
 /// The four little-endian words of 32 bytes of any alignment, through `M::load_u64`.
 #[inline(always)]
-fn load_words<M: Merge + ?Sized>(bytes: &[u8; 32]) -> [u64; 4] {
+fn words_via_u64<M: Merge + ?Sized>(bytes: &[u8; 32]) -> [u64; 4] {
     match bytes.as_chunks::<8>() {
         ([a, b, c, d], []) => [M::load_u64(a), M::load_u64(b), M::load_u64(c), M::load_u64(d)],
         // 32 = 4 x 8: folded away.
@@ -232,7 +233,7 @@ pub fn verify_with<M: Merge>(
 ) -> Result<(), FormatError> {
     let computed = root_words::<M>(stack, payload, leaf_count)?;
     // A word at a time, branch-free: cheaper than a memcmp call on the contract target.
-    let expected = load_words::<M>(root);
+    let expected = M::load_words(root);
     let diff = computed
         .iter()
         .zip(expected)
@@ -423,26 +424,14 @@ fn root_words<M: Merge>(
                     // P1 (or 6.2), P2.
                     slow!();
                 }
-                words = M::load_words_aligned(&entry.hash.0);
+                words = M::load_words(&entry.hash.0);
                 // The loop below takes this PROOF too.
             }
             Some(([op::LEAF, ..], _)) => {
-                let Some((record, more)) = peaks.leaves.get().split_first_chunk() else {
-                    slow!(); // L2
-                };
-                let (index, value) = record_fields(record);
-                let index = M::load_u64(index);
-                let end = peaks.end.get();
-                let top = peaks.top.get();
-                // L1, L4, and L3/L5 (end <= leaf_count), and 6.2 (end == 0 once rem == 0).
-                if top >= FULL || index < peaks.next_min.get() || index >= end {
+                let Some(leaf) = fast_leaf::<M>(peaks) else {
                     slow!();
-                }
-                peaks.next_min.set(index.wrapping_add(1));
-                peaks.leaves.set(more);
-                peaks.top.set(top.wrapping_add(1));
-                x = index ^ end;
-                words = load_words::<M>(value);
+                };
+                (words, x) = leaf;
                 rest = rest.get(1..).unwrap_or_default();
             }
             Some(([op::MERGE, ..], _)) => {
@@ -514,11 +503,30 @@ fn root_words<M: Merge>(
     if top < 2 {
         return Err(PeaksIncomplete);
     }
-    let mut acc = M::load_words_aligned(&entries[top & MASK].hash.0);
+    let mut acc = M::load_words(&entries[top & MASK].hash.0);
     for i in (2..top).rev() {
         acc = M::merge_words_left(acc, &entries[i & MASK].hash.0);
     }
     Ok(acc)
+}
+
+/// `LEAF` on the fast path: if the leaf can be pushed with every check passing (L1-L5, and
+/// 6.2 through `end == 0`), pushes it (its hash and `x` not stored yet) and returns them.
+#[inline(always)]
+fn fast_leaf<M: Merge>(peaks: &Peaks<'_>) -> Option<([u64; 4], u64)> {
+    let (record, more) = peaks.leaves.get().split_first_chunk()?;
+    let (index, value) = record_fields(record);
+    let index = M::load_u64(index);
+    let end = peaks.end.get();
+    let top = peaks.top.get();
+    // L3 is implied by L5: end <= leaf_count.
+    if top >= FULL || index < peaks.next_min.get() || index >= end {
+        return None;
+    }
+    peaks.next_min.set(index.wrapping_add(1));
+    peaks.leaves.set(more);
+    peaks.top.set(top.wrapping_add(1));
+    Some((M::load_words(value), index ^ end))
 }
 
 /// Index mask of the stack slots.
@@ -588,7 +596,7 @@ fn slow_step<M: Merge>(
             peaks.leaves.set(more);
             let entry = &mut entries[t.wrapping_add(1) & MASK];
             entry.x = index ^ end;
-            M::store_words(load_words::<M>(value), &mut entry.hash.0);
+            M::store_words(M::load_words(value), &mut entry.hash.0);
             peaks.top.set(t.wrapping_add(1));
         }
         (op::MERGE, _) => {
@@ -616,7 +624,7 @@ fn slow_step<M: Merge>(
                 return Err(ProofOverPeak); // P2
             }
             let entry = &mut entries[t & MASK];
-            let node = M::load_words_aligned(&entry.hash.0);
+            let node = M::load_words(&entry.hash.0);
             let words = if tx & 1 != 0 {
                 M::merge_words_right(item, node)
             } else {
@@ -656,7 +664,7 @@ fn slow_step<M: Merge>(
             }
             let entry = &mut entries[t.wrapping_add(1) & MASK];
             entry.x = 0;
-            M::store_words(load_words::<M>(item), &mut entry.hash.0);
+            M::store_words(M::load_words(item), &mut entry.hash.0);
             peaks.top.set(t.wrapping_add(1));
             if bag {
                 peaks.rem.set(0);

@@ -46,7 +46,7 @@ impl compiled_proof::Merge for BlakeWords {
         *out = to_bytes(words);
     }
 
-    fn load_words_aligned(bytes: &Hash) -> [u64; 4] {
+    fn load_words(bytes: &Hash) -> [u64; 4] {
         to_words(bytes)
     }
 }

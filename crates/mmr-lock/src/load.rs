@@ -17,8 +17,11 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<usize> {
 /// Loads the running script and parses its args. CKB has already verified the `Script`
 /// molecule, so only the `args` field (third field, a `Bytes`) is located.
 pub fn load_args() -> Result<LockArgs, LockError> {
-    let mut buf = [0u8; SCRIPT_BUFFER];
-    let len = match syscalls::load_script(&mut buf, 0) {
+    // SAFETY: CKB scripts are single-threaded and this is the only place that touches
+    // SCRIPT; contracts call it once, so no other reference to the buffer exists. Static,
+    // in .bss, so it is not zeroed on every run like a stack array.
+    let buf: &'static mut [u8; SCRIPT_BUFFER] = unsafe { &mut *core::ptr::addr_of_mut!(SCRIPT) };
+    let len = match syscalls::load_script(buf, 0) {
         Ok(len) => len,
         Err(SysError::LengthNotEnough(_)) => return Err(LockError::ArgsLength),
         Err(_) => return Err(LockError::Syscall),
@@ -31,6 +34,8 @@ pub fn load_args() -> Result<LockArgs, LockError> {
         .ok_or(LockError::Syscall)?;
     parse_args(args)
 }
+
+static mut SCRIPT: [u8; SCRIPT_BUFFER] = [0; SCRIPT_BUFFER];
 
 static mut WITNESS: [u8; MAX_WITNESS_SIZE] = [0; MAX_WITNESS_SIZE];
 
