@@ -68,7 +68,7 @@ unsafe impl Hasher for ContractHasher {
 /// owner-mode branch changed the verifier's register allocation and cost plain mode about
 /// 2,800 cycles on the reference seed; out of line, plain mode is as cheap as before.
 #[inline(never)]
-fn load_args() -> Result<mmr_lock::LockArgs, i8> {
+fn load_args() -> Result<mmr_lock::LockArgs<'static>, i8> {
     mmr_lock::load::load_args().map_err(|e| e.code())
 }
 

@@ -319,8 +319,10 @@ struct Peaks<'a> {
     rem: Cell<u64>,
     /// `2^H` of the current peak.
     hbit: Cell<u64>,
-    /// The smallest acceptable next leaf index.
-    next_min: Cell<u64>,
+    /// `end - next_min`, where `next_min` is the smallest acceptable next leaf index: a leaf
+    /// index is acceptable (L4, L5) iff `end - 1 - index < room` in wrapping arithmetic, one
+    /// comparison, whose left side is the next `room`. 0 once `rem == 0`.
+    room: Cell<u64>,
     /// The current peak's `start + 2^H`; 0 once `rem == 0`, which fails `LEAF`'s fast test.
     end: Cell<u64>,
     /// Index of the top stack entry: 1 when the stack is empty, `FULL` when it is full.
@@ -334,12 +336,13 @@ impl Peaks<'_> {
         self.rem.set(rem);
         if rem == 0 {
             self.end.set(0);
+            self.room.set(0);
             return;
         }
         let hbit = 1u64.wrapping_shl(63 - rem.leading_zeros());
         let start = self.end.get();
         self.hbit.set(hbit);
-        self.next_min.set(start);
+        self.room.set(hbit);
         self.end.set(start.wrapping_add(hbit));
     }
 }
@@ -392,7 +395,7 @@ fn root_words<M: Merge>(
         leaves: Cell::new(leaves),
         rem: Cell::new(leaf_count),
         hbit: Cell::new(hbit),
-        next_min: Cell::new(0),
+        room: Cell::new(hbit),
         end: Cell::new(hbit),
         top: Cell::new(1),
     };
@@ -519,11 +522,12 @@ fn fast_leaf<M: Merge>(peaks: &Peaks<'_>) -> Option<([u64; 4], u64)> {
     let index = M::load_u64(index);
     let end = peaks.end.get();
     let top = peaks.top.get();
-    // L3 is implied by L5: end <= leaf_count.
-    if top >= FULL || index < peaks.next_min.get() || index >= end {
+    // L4 and L5 (see `Peaks::room`); L3 is implied by L5: end <= leaf_count.
+    let room = end.wrapping_sub(1).wrapping_sub(index);
+    if top >= FULL || room >= peaks.room.get() {
         return None;
     }
-    peaks.next_min.set(index.wrapping_add(1));
+    peaks.room.set(room);
     peaks.leaves.set(more);
     peaks.top.set(top.wrapping_add(1));
     Some((M::load_words(value), index ^ end))
@@ -585,14 +589,14 @@ fn slow_step<M: Merge>(
             if index >= leaf_count {
                 return Err(LeafIndexOutOfRange); // L3
             }
-            if index < peaks.next_min.get() {
+            let end = peaks.end.get();
+            if index < end.wrapping_sub(peaks.room.get()) {
                 return Err(LeafIndexNotAscending); // L4
             }
-            let end = peaks.end.get();
             if index >= end {
                 return Err(LeafOutsidePeak); // L5
             }
-            peaks.next_min.set(index.wrapping_add(1));
+            peaks.room.set(end.wrapping_sub(1).wrapping_sub(index));
             peaks.leaves.set(more);
             let entry = &mut entries[t.wrapping_add(1) & MASK];
             entry.x = index ^ end;
@@ -669,6 +673,7 @@ fn slow_step<M: Merge>(
             if bag {
                 peaks.rem.set(0);
                 peaks.end.set(0);
+                peaks.room.set(0);
             } else {
                 peaks.advance();
             }

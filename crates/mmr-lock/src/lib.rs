@@ -66,8 +66,9 @@ pub enum Mode {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LockArgs {
-    pub root: [u8; 32],
+pub struct LockArgs<'a> {
+    /// Borrowed from the args (no copy).
+    pub root: &'a [u8; 32],
     pub mmr_size: u64,
     /// Number of leaves of the MMR, derived from (and proving canonical) `mmr_size`.
     pub leaf_count: u64,
@@ -77,18 +78,17 @@ pub struct LockArgs {
 /// Parses and validates the script args, in this order: the length (40 or 41 bytes, else
 /// `ArgsLength`), the flags byte of 41-byte args (exactly [`FLAG_OWNER`], else
 /// `ArgsEncoding`), then the canonical mmr_size (`MmrSizeInvalid`).
-pub fn parse_args(args: &[u8]) -> Result<LockArgs, LockError> {
+pub fn parse_args(args: &[u8]) -> Result<LockArgs<'_>, LockError> {
     let (fixed, mode) = match args.split_first_chunk::<ARGS_LEN>() {
         Some((fixed, [])) => (fixed, Mode::Plain),
         Some((fixed, [FLAG_OWNER])) => (fixed, Mode::Owner),
         Some((_, [_])) => return Err(LockError::ArgsEncoding),
         _ => return Err(LockError::ArgsLength),
     };
-    let mut root = [0u8; 32];
-    root.copy_from_slice(&fixed[..32]);
-    let mut size = [0u8; 8];
-    size.copy_from_slice(&fixed[32..]);
-    let mmr_size = u64::from_le_bytes(size);
+    let (root, size) = fixed.split_at(32);
+    // 40 = 32 + 8: both conversions always succeed; the fallbacks only keep panics out.
+    let root = root.first_chunk::<32>().ok_or(LockError::ArgsLength)?;
+    let mmr_size = u64::from_le_bytes(*size.first_chunk::<8>().ok_or(LockError::ArgsLength)?);
     let leaf_count = mmr::leaf_count(mmr_size).ok_or(LockError::MmrSizeInvalid)?;
     Ok(LockArgs {
         root,
@@ -111,8 +111,10 @@ mod tests {
             (plain.mode, plain.leaf_count, plain.mmr_size),
             (Mode::Plain, 3, 4)
         );
-        args[40] = FLAG_OWNER;
-        let owner = parse_args(&args[..41]).unwrap();
+        assert_eq!(plain.root, &[0; 32]);
+        let mut owner_args = args;
+        owner_args[40] = FLAG_OWNER;
+        let owner = parse_args(&owner_args[..41]).unwrap();
         assert_eq!(
             owner,
             LockArgs {
@@ -120,6 +122,7 @@ mod tests {
                 ..plain
             }
         );
+        args[40] = FLAG_OWNER;
         for len in [0, 1, 32, 39, 42] {
             assert_eq!(
                 parse_args(&args[..len]),

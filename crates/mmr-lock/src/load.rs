@@ -16,7 +16,7 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// Loads the running script and parses its args. CKB has already verified the `Script`
 /// molecule, so only the `args` field (third field, a `Bytes`) is located.
-pub fn load_args() -> Result<LockArgs, LockError> {
+pub fn load_args() -> Result<LockArgs<'static>, LockError> {
     // SAFETY: CKB scripts are single-threaded and this is the only place that touches
     // SCRIPT; contracts call it once, so no other reference to the buffer exists. Static,
     // in .bss, so it is not zeroed on every run like a stack array.
