@@ -440,8 +440,7 @@ fn root_words<M: Merge>(
             Some(([op::MERGE, ..], _)) => {
                 let top = peaks.top.get();
                 let (lx, rx) = (entries[top.wrapping_sub(1) & MASK].x, entries[top & MASK].x);
-                // M1 (lx == 0, or rx == 0 != lx + 1), M2 and M3 (see `Entry`).
-                if lx == 0 || lx & 1 != 0 || rx != lx.wrapping_add(1) {
+                if !siblings(lx, rx) {
                     slow!();
                 }
                 words = M::merge_to_words(
@@ -451,6 +450,16 @@ fn root_words<M: Merge>(
                 peaks.top.set(top.wrapping_sub(1));
                 x = lx >> 1;
                 rest = rest.get(1..).unwrap_or_default();
+            }
+            Some(([op::PEAK, ..], _)) => {
+                let top = peaks.top.get();
+                if entries[top & MASK].x != 1 || entries[top.wrapping_sub(1) & MASK].x != 0 {
+                    slow!();
+                }
+                entries[top & MASK].x = 0;
+                peaks.advance();
+                rest = rest.get(1..).unwrap_or_default();
+                continue;
             }
             _ => slow!(),
         }
@@ -473,15 +482,12 @@ fn root_words<M: Merge>(
                     M::merge_words_left(words, item)
                 };
             }
-            if x == 0 {
-                return Err(ProofOverPeak); // P2
-            }
             // A MERGE with this node as the right sibling takes it from the registers.
             if let Some(([op::MERGE, ..], _)) = rest.split_first_chunk::<{ 1 + ITEM_LEN }>() {
                 let top = peaks.top.get();
                 let left = &entries[top.wrapping_sub(1) & MASK];
                 let lx = left.x;
-                if lx != 0 && lx & 1 == 0 && x == lx.wrapping_add(1) {
+                if siblings(lx, x) {
                     words = M::merge_words_right(&left.hash.0, words);
                     peaks.top.set(top.wrapping_sub(1));
                     x = lx >> 1;
@@ -490,6 +496,9 @@ fn root_words<M: Merge>(
                 }
             }
             break;
+        }
+        if x == 0 {
+            return Err(ProofOverPeak); // P2
         }
         let entry = &mut entries[peaks.top.get() & MASK];
         entry.x = x;
@@ -531,6 +540,13 @@ fn fast_leaf<M: Merge>(peaks: &Peaks<'_>) -> Option<([u64; 4], u64)> {
     peaks.leaves.set(more);
     peaks.top.set(top.wrapping_add(1));
     Some((M::load_words(value), index ^ end))
+}
+
+/// `MERGE`'s fast test on the two top entries' `x`: M1 (`lx == 0`, or `rx == 0 != lx + 1`),
+/// M2 and M3 (see [`Entry`]).
+#[inline(always)]
+fn siblings(lx: u64, rx: u64) -> bool {
+    lx != 0 && lx & 1 == 0 && rx == lx.wrapping_add(1)
 }
 
 /// Index mask of the stack slots.
