@@ -125,33 +125,21 @@ fn split_records(bytes: &[u8], count: usize, size: usize) -> Result<(&[u8], &[u8
 }
 
 /// A little-endian u64 from 8 bytes at any alignment.
-#[cfg(not(all(feature = "word-loads", target_arch = "riscv64")))]
+#[cfg(not(feature = "word-loads"))]
 #[inline(always)]
 fn read_u64_le(bytes: &[u8; 8]) -> u64 {
     u64::from_le_bytes(*bytes)
 }
 
-/// A little-endian u64 from 8 bytes at any alignment, with one `ld` (feature `word-loads`):
-/// the compiler, not told that misaligned loads are cheap, would assemble it from 8 `lbu`.
-#[cfg(all(feature = "word-loads", target_arch = "riscv64"))]
+/// A little-endian u64 from 8 bytes at any alignment with one `ld` on riscv64 (feature
+/// `word-loads`, through `mmr-blake2b`'s loads): the compiler, not told that misaligned loads
+/// are cheap, would assemble it from 8 `lbu`. Elsewhere the portable form.
+#[cfg(feature = "word-loads")]
 #[inline(always)]
 fn read_u64_le(bytes: &[u8; 8]) -> u64 {
-    let value: u64;
-    // SAFETY: `ld` reads exactly the 8 bytes behind a live shared reference and writes only
-    // `value`. RISC-V is little endian, and CKB-VM loads misaligned words like aligned ones
-    // (the merge kernel reads leaves and items from the witness the same way).
-    unsafe {
-        core::arch::asm!(
-            "ld {value}, 0({ptr})",
-            value = out(reg) value,
-            ptr = in(reg) bytes.as_ptr(),
-            options(nostack, readonly, preserves_flags, pure),
-        );
-    }
-    value
+    mmr_blake2b::load_u64(bytes)
 }
 
-/// Equality of two 32-byte nodes (the computed root against the args' root).
 #[cfg(not(feature = "word-loads"))]
 fn eq32(a: &[u8; 32], b: &[u8; 32]) -> bool {
     a == b
