@@ -361,14 +361,14 @@ pub fn compute_root_with<M: Merge>(
 
 /// Steps 1-8 of the spec; the root as words.
 ///
-/// Step 6 has a fast path and a slow path. The fast path runs `PROOF`, `LEAF` and `MERGE`
-/// when at least 33 bytes are left (so an opcode and an item surely fit) and the command's
-/// checks all pass; it tests a condition that implies all of them (6.1-6.3 and the
-/// command's own). Anything else (the last 32 bytes, the peak commands, every failure) goes
-/// to [`slow_step`], which executes the one command with the checks in exactly the spec's
-/// order, so every rejection has the spec's code. 6.2 (`rem == 0`) needs no fast test: then
-/// no working node is left, which fails `PROOF`'s and `MERGE`'s tests, and `end == 0` fails
-/// `LEAF`'s.
+/// Step 6 has a fast path and a slow path. The fast path runs `PROOF`, `LEAF`, `MERGE` and
+/// `PEAK` when at least 33 bytes are left (so an opcode and an item surely fit) and the
+/// command's checks all pass; it tests a condition that implies all of them (6.1-6.3 and the
+/// command's own). Anything else (the last 32 bytes, `PEAK_PROOF`, `BAG_RHS`, every failure)
+/// goes to [`slow_step`], which executes the one command with the checks in exactly the
+/// spec's order, so every rejection has the spec's code. 6.2 (`rem == 0`) needs no fast test:
+/// then no working node is left, which fails `PROOF`'s, `MERGE`'s and `PEAK`'s tests, and
+/// `end == 0` fails `LEAF`'s.
 ///
 /// The node a command produces stays in words (`words`, its `x` in `x`) while `PROOF`s
 /// follow, and is stored once. Across each merge the loop keeps only the remaining commands
