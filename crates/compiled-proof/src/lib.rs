@@ -156,7 +156,7 @@ impl FormatError {
 /// and stores (the payload's bytes have no alignment).
 #[derive(Clone, Copy)]
 #[repr(C, align(8))]
-pub struct Hash([u8; 32]);
+struct Hash([u8; 32]);
 
 /// One stack entry. `x` names the node relative to the current peak, which covers
 /// `[start, end)` with `end = start + 2^H` and `start` a multiple of `2^(H+1)`:
