@@ -78,6 +78,10 @@ install_rust() {
             || die "rustup could not install toolchain $channel"
         rustup target add "$TARGET" --toolchain "$channel" >&2 || die "rustup could not add $TARGET"
     fi
+    # The test command checks the formatting; a toolchain installed earlier may lack rustfmt.
+    if ! rustup component list --installed --toolchain "$channel" 2>/dev/null | grep -q '^rustfmt'; then
+        rustup component add rustfmt --toolchain "$channel" >&2 || die "rustup could not add rustfmt"
+    fi
 }
 
 ckb_debugger_ok() {
@@ -473,6 +477,8 @@ flamegraph() {
 }
 
 run_tests() {
+    say "checking the Rust formatting (cargo fmt --all --check)"
+    cargo fmt --all --check || die "cargo fmt --all --check: run cargo fmt --all"
     say "running the test suite"
     # Everything but the dev chain first: on a fresh machine the node is still building.
     cargo test --release --locked --workspace --exclude baseline-verifier --exclude compiled-verifier \

@@ -128,7 +128,8 @@ pub fn measure(specs: &[ProgramSpec]) -> Result<Growth, String> {
     let mut points = Vec::new();
     for log2 in LOG2_LEAVES {
         let leaf_count = 1u64 << log2;
-        let largest = [Format::Baseline, Format::Compiled].map(|f| (f, largest_claim(leaf_count, f)));
+        let largest =
+            [Format::Baseline, Format::Compiled].map(|f| (f, largest_claim(leaf_count, f)));
         let sizes = CLAIMS
             .iter()
             .filter(|&&k| k <= leaf_count)
@@ -138,7 +139,10 @@ pub fn measure(specs: &[ProgramSpec]) -> Result<Growth, String> {
             let mut runs = Vec::new();
             for (program, spec) in specs.iter().enumerate() {
                 let k = size.unwrap_or_else(|| {
-                    largest.iter().find(|(f, _)| *f == spec.format).map_or(1, |l| l.1)
+                    largest
+                        .iter()
+                        .find(|(f, _)| *f == spec.format)
+                        .map_or(1, |l| l.1)
                 });
                 let c = claim(leaf_count, k);
                 let witness = c.witness(spec.format);
@@ -239,7 +243,12 @@ impl Growth {
             ));
             x += 120.0;
         }
-        for (label, dash) in [("1 leaf", ""), ("10", "6,3"), ("100", "2,3"), ("largest", "")] {
+        for (label, dash) in [
+            ("1 leaf", ""),
+            ("10", "6,3"),
+            ("100", "2,3"),
+            ("largest", ""),
+        ] {
             let width = if label == "largest" { 3.5 } else { 1.5 };
             s.push_str(&format!(
                 "<line x1=\"{x}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\" stroke-width=\
@@ -261,7 +270,11 @@ impl Growth {
     }
 
     /// The lines of verifier `v`: one per claim size, points in MMR order.
-    fn series(&self, v: usize, y: impl Fn(&(u64, Option<u64>, usize)) -> Option<f64>) -> Vec<Series> {
+    fn series(
+        &self,
+        v: usize,
+        y: impl Fn(&(u64, Option<u64>, usize)) -> Option<f64>,
+    ) -> Vec<Series> {
         let mut out: Vec<Series> = Vec::new();
         for claim in CLAIMS.iter().map(|&k| Some(k)).chain([None]) {
             let points: Vec<(f64, f64)> = self
@@ -322,7 +335,10 @@ fn panel(s: &mut String, left: f64, title: &str, series: &[Series]) {
     let ys = series.iter().flat_map(|l| l.points.iter().map(|p| p.1));
     let lo = ys.clone().fold(f64::MAX, f64::min).log10().floor();
     let hi = ys.fold(1.0, f64::max).log10().ceil();
-    let (x0, x1) = (*LOG2_LEAVES.first().unwrap() as f64, *LOG2_LEAVES.last().unwrap() as f64);
+    let (x0, x1) = (
+        *LOG2_LEAVES.first().unwrap() as f64,
+        *LOG2_LEAVES.last().unwrap() as f64,
+    );
     let px = |x: f64| left + w * (x - x0) / (x1 - x0);
     let py = |y: f64| top + h * (1.0 - (y.log10() - lo) / (hi - lo));
     s.push_str(&format!(
@@ -389,9 +405,15 @@ mod tests {
             let c = claim(n, k);
             let root: [u8; 32] = c.args[..32].try_into().unwrap();
             let lock = model::witness_lock(&c.compiled_witness).unwrap();
-            assert!(model::compiled_accepts(lock, &root, n), "compiled 2^{log2} x {k}");
+            assert!(
+                model::compiled_accepts(lock, &root, n),
+                "compiled 2^{log2} x {k}"
+            );
             let lock = model::witness_lock(&c.baseline_witness).unwrap();
-            assert!(model::baseline_accepts(lock, &root, n), "baseline 2^{log2} x {k}");
+            assert!(
+                model::baseline_accepts(lock, &root, n),
+                "baseline 2^{log2} x {k}"
+            );
         }
     }
 

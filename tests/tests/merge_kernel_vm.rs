@@ -68,5 +68,8 @@ fn the_check_detects_a_wrong_hash() {
         bad[hash_index * 32 + 31] ^= 0x80;
         assert_eq!(run(count, SEED, bad).err(), Some(code), "hash {hash_index}");
     }
-    assert_eq!(run(count, SEED, good[..good.len() - 32].to_vec()).err(), Some(5));
+    assert_eq!(
+        run(count, SEED, good[..good.len() - 32].to_vec()).err(),
+        Some(5)
+    );
 }

@@ -86,13 +86,13 @@ impl Expected {
             self.offset += self.used;
             self.used = 0;
             let source = ckb_std::ckb_constants::Source::GroupInput;
-            self.valid = match ckb_std::syscalls::load_witness(&mut self.buf, self.offset, 0, source)
-            {
-                Ok(n) => n,
-                // A longer rest than the buffer: the buffer is full.
-                Err(ckb_std::error::SysError::LengthNotEnough(_)) => self.buf.len(),
-                Err(_) => return None,
-            };
+            self.valid =
+                match ckb_std::syscalls::load_witness(&mut self.buf, self.offset, 0, source) {
+                    Ok(n) => n,
+                    // A longer rest than the buffer: the buffer is full.
+                    Err(ckb_std::error::SysError::LengthNotEnough(_)) => self.buf.len(),
+                    Err(_) => return None,
+                };
         }
         let hash = self
             .buf

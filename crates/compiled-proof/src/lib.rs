@@ -79,7 +79,12 @@ pub trait Merge {
 #[inline(always)]
 fn words_via_u64<M: Merge + ?Sized>(bytes: &[u8; 32]) -> [u64; 4] {
     match bytes.as_chunks::<8>() {
-        ([a, b, c, d], []) => [M::load_u64(a), M::load_u64(b), M::load_u64(c), M::load_u64(d)],
+        ([a, b, c, d], []) => [
+            M::load_u64(a),
+            M::load_u64(b),
+            M::load_u64(c),
+            M::load_u64(d),
+        ],
         // 32 = 4 x 8: folded away.
         _ => [0; 4],
     }
@@ -191,7 +196,6 @@ impl Entry {
 /// index is 1 for an empty stack and `FULL` for a full one; it never leaves `1..=FULL`.
 const SLOTS: usize = 128;
 const FULL: usize = STACK_CAPACITY + 1;
-
 
 /// The verifier's working memory (about 5 KiB). [`verify`] and [`compute_root`] put one on
 /// the call stack; a contract may keep one in a `static` and use [`compute_root_with`] to

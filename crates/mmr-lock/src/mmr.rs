@@ -80,8 +80,7 @@ pub fn leaf_pos_to_index(pos: u64) -> Option<u64> {
         // Only h + 1 can work: with h, no l reaches `low`; with h + 1 the remainder is
         // low - 128 + popcount(h + 1) - popcount(h), negative (wrapping to huge) when none fits.
         let next = high + 1;
-        low = (low + next.count_ones() as u64)
-            .wrapping_sub(128 + high.count_ones() as u64);
+        low = (low + next.count_ones() as u64).wrapping_sub(128 + high.count_ones() as u64);
         high = next;
     }
     // `low < 128` keeps the lookup in bounds (`get` would also refuse anything larger).
@@ -146,17 +145,29 @@ mod tests {
     #[test]
     fn leaf_pos_to_index_matches_linear_search() {
         for pos in 0..(1u64 << 21) {
-            assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+            assert_eq!(
+                leaf_pos_to_index(pos),
+                leaf_pos_to_index_linear(pos),
+                "pos {pos}"
+            );
         }
         // Around every power of two and near the top of the accepted range.
         for bit in 0..=50u32 {
             let p = 1u64 << bit;
             for pos in p.saturating_sub(300)..p.saturating_add(300) {
-                assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+                assert_eq!(
+                    leaf_pos_to_index(pos),
+                    leaf_pos_to_index_linear(pos),
+                    "pos {pos}"
+                );
             }
         }
         for pos in (MAX_MMR_SIZE - 5000)..(MAX_MMR_SIZE + 10) {
-            assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+            assert_eq!(
+                leaf_pos_to_index(pos),
+                leaf_pos_to_index_linear(pos),
+                "pos {pos}"
+            );
         }
         // Pseudo-random positions below 2^50 (splitmix64), and every leaf of random indexes
         // with its neighbours.
@@ -168,11 +179,19 @@ mod tests {
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^= z >> 31;
             let pos = z >> 14;
-            assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+            assert_eq!(
+                leaf_pos_to_index(pos),
+                leaf_pos_to_index_linear(pos),
+                "pos {pos}"
+            );
             let index = z >> 16;
             let leaf = leaf_index_to_pos(index);
             for pos in leaf.saturating_sub(2)..leaf + 3 {
-                assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+                assert_eq!(
+                    leaf_pos_to_index(pos),
+                    leaf_pos_to_index_linear(pos),
+                    "pos {pos}"
+                );
             }
             assert_eq!(leaf_pos_to_index(leaf), Some(index));
         }
@@ -182,7 +201,11 @@ mod tests {
             for index in [index, (1u64 << 49) - 1, (1u64 << 48) - 1, index >> 1] {
                 let leaf = leaf_index_to_pos(index);
                 for pos in leaf.saturating_sub(60)..leaf + 60 {
-                    assert_eq!(leaf_pos_to_index(pos), leaf_pos_to_index_linear(pos), "pos {pos}");
+                    assert_eq!(
+                        leaf_pos_to_index(pos),
+                        leaf_pos_to_index_linear(pos),
+                        "pos {pos}"
+                    );
                 }
             }
         }

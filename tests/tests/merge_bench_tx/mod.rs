@@ -29,7 +29,12 @@ pub fn run(args: Vec<u8>, witness: Option<Vec<u8>>, max_cycles: u64) -> Result<u
     );
     let mut tx = TransactionBuilder::default()
         .input(CellInput::new_builder().previous_output(cell).build())
-        .output(CellOutput::new_builder().capacity(1_000u64).lock(lock).build())
+        .output(
+            CellOutput::new_builder()
+                .capacity(1_000u64)
+                .lock(lock)
+                .build(),
+        )
         .output_data(Bytes::new().pack());
     if let Some(w) = witness {
         tx = tx.witness(Bytes::from(w).pack());
