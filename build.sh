@@ -261,18 +261,22 @@ JOURNEY_RUST=(
     "baseline: + one-pointer items|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit,bump-alloc,asm-kernel,ref-items"
     "baseline: + merge outputs from the arena|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit,bump-alloc,asm-kernel,ref-items,node-arena"
     "baseline: + word loads|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit,bump-alloc,asm-kernel,ref-items,node-arena,word-loads"
+    "baseline: + lean ELF|baseline-verifier|--no-default-features --features const-builder,finalize-ref,zero-copy,merge-kernel,uninit,bump-alloc,asm-kernel,ref-items,node-arena,word-loads,lean-elf"
     "compiled: const builder|compiled-verifier|--no-default-features"
     "compiled: + static stack|compiled-verifier|--no-default-features --features static-stack"
     "compiled: + merge kernel|compiled-verifier|--no-default-features --features static-stack,merge-kernel"
     "compiled: + asm kernel|compiled-verifier|--no-default-features --features static-stack,merge-kernel,asm-kernel"
     "compiled: + PROOF runs in registers|compiled-verifier|--no-default-features --features static-stack,merge-kernel,asm-kernel,asm-chain"
+    "compiled: + lean ELF|compiled-verifier|--no-default-features --features static-stack,merge-kernel,asm-kernel,asm-chain,lean-elf"
 )
-# The C verifier: "label|c|compiler merge" (c/build.sh's C_COMPILER and MERGE).
+# The C verifier: "label|c|compiler merge lean" (c/build.sh's C_COMPILER, MERGE, LEAN_ELF).
 JOURNEY_C=(
-    "c (gcc 12): ckb-c-stdlib blake2b|c|gcc stdlib"
-    "c (clang 19): ckb-c-stdlib blake2b|c|clang stdlib"
-    "c (clang 19): + asm kernel|c|clang asm"
-    "c (gcc 12): + asm kernel|c|gcc asm"
+    "c (gcc 12): ckb-c-stdlib blake2b|c|gcc stdlib 0"
+    "c (clang 19): ckb-c-stdlib blake2b|c|clang stdlib 0"
+    "c (clang 19): + asm kernel|c|clang asm 0"
+    "c (clang 19): + lean ELF|c|clang asm 1"
+    "c (gcc 12): + asm kernel|c|gcc asm 0"
+    "c (gcc 12): + lean ELF|c|gcc asm 1"
 )
 
 build_lab() {
@@ -288,14 +292,15 @@ journey() {
     rm -rf "$dir"
     mkdir -p "$dir"
     local row label pkg features bin tag result cycles format
-    local rows=("${JOURNEY_RUST[@]}" "${JOURNEY_C[@]}") compiler merge
+    local rows=("${JOURNEY_RUST[@]}" "${JOURNEY_C[@]}") compiler merge lean
     for row in "${rows[@]}"; do
         IFS='|' read -r label pkg features <<<"$row"
         tag=$(printf '%02d' "$i")
         say "journey $tag: $label"
         if [ "$pkg" = c ]; then
-            read -r compiler merge <<<"$features"
-            OUT_DIR="$dir/$tag" OUT_NAME=c-verifier C_COMPILER="$compiler" MERGE="$merge" c/build.sh >&2 \
+            read -r compiler merge lean <<<"$features"
+            OUT_DIR="$dir/$tag" OUT_NAME=c-verifier C_COMPILER="$compiler" MERGE="$merge" \
+                LEAN_ELF="$lean" c/build.sh >&2 \
                 || die "building the C verifier with $features failed"
             bin="$dir/$tag/c-verifier"
         else

@@ -6,6 +6,8 @@
 #   (CC=gcc is accepted as a synonym; any other CC value is ignored.)
 #   MERGE=stdlib c/build.sh    hash with ckb-c-stdlib's blake2b.h instead of the assembly
 #                              merge kernel shared with the Rust verifiers (MERGE=asm, default)
+#   LEAN_ELF=0 c/build.sh      the linker's default layout instead of contracts/lean-elf.ld
+#                              (which loads no ELF headers; LEAN_ELF=1, default)
 #
 # Environment:
 #   CKB_C_STDLIB   path to ckb-c-stdlib (skips the lookup through cargo metadata)
@@ -88,6 +90,11 @@ OUT="$OUT_DIR/$OUT_NAME"
 # The merge: the Rust verifiers' assembly kernel (one source, crates/mmr-blake2b), or
 # ckb-c-stdlib's generic blake2b.
 SOURCES=(c/verifier.c)
+case "${LEAN_ELF:-1}" in
+    1) FLAGS+=(-Wl,-T,contracts/lean-elf.ld) ;;
+    0) ;;
+    *) die "unknown LEAN_ELF '$LEAN_ELF' (use 1 or 0)" ;;
+esac
 case "${MERGE:-asm}" in
     asm)
         FLAGS+=(-DCP_MERGE_ASM)
@@ -101,4 +108,4 @@ esac
 
 "$STRIP" --strip-all "$OUT.debug" "$OUT"
 size=$(wc -c <"$OUT")
-echo "c-verifier ($compiler, merge ${MERGE:-asm}): $OUT, stripped $size bytes (debug copy $OUT.debug)"
+echo "c-verifier ($compiler, merge ${MERGE:-asm}, lean ELF ${LEAN_ELF:-1}): $OUT, stripped $size bytes (debug copy $OUT.debug)"
