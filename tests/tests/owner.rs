@@ -34,6 +34,26 @@ fn output(lock: ckb_testtool::ckb_types::packed::Script, capacity: u64) -> CellO
         .build()
 }
 
+/// The MMR cell (lock args `args`, the proof of `w` in its witness) as the only input, paying
+/// `to`: no owner input at all.
+fn lone_mmr_spend(
+    v: Verifier,
+    args: &[u8],
+    w: &Workload,
+    to: ckb_testtool::ckb_types::packed::Script,
+) -> (Chain, TransactionView) {
+    let mut chain = Chain::new(v);
+    let mmr_lock = chain.mmr_lock(args);
+    let mmr_input = chain.cell(mmr_lock, 100);
+    let tx = TransactionBuilder::default()
+        .input(mmr_input)
+        .output(output(to, 100))
+        .output_data(Bytes::new().pack())
+        .witness(mmr_witness(v, w).pack());
+    let tx = chain.complete(tx);
+    (chain, tx)
+}
+
 /// What an honest spend looks like: input 0 the MMR cell (owner-mode args, proof in witness
 /// 0), input 1 the owner's cell (signature in witness 1), one output paying `to`.
 struct Spend {
@@ -131,15 +151,7 @@ fn owner_absent_rejected() {
     let owner = Owner::from_tag("owner A");
     let w = workload(owner.lock_hash());
     for v in available_verifiers() {
-        let mut chain = Chain::new(v);
-        let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
-        let mmr_input = chain.cell(mmr_lock, 100);
-        let tx = TransactionBuilder::default()
-            .input(mmr_input)
-            .output(output(owner.lock(), 100))
-            .output_data(Bytes::new().pack())
-            .witness(mmr_witness(v, &w).pack());
-        let tx = chain.complete(tx);
+        let (chain, tx) = lone_mmr_spend(v, &w.lock_args_for(Mode::Owner), &w, owner.lock());
         assert_rejected(&chain, &tx, "Inputs[0].Lock", OWNER_NOT_FOUND, "no owner");
     }
 }
@@ -249,15 +261,7 @@ fn replayed_proof_fails_at_the_owners_lock() {
         let (at, _) = failure(&s.chain.verify(&resigned).unwrap_err());
         assert_eq!(at, "Inputs[1].Lock", "{v:?}");
         // Dropping the owner's input leaves the MMR lock without an owner.
-        let mut chain = Chain::new(v);
-        let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
-        let mmr_input = chain.cell(mmr_lock, 100);
-        let tx = TransactionBuilder::default()
-            .input(mmr_input)
-            .output(output(thief.lock(), 100))
-            .output_data(Bytes::new().pack())
-            .witness(mmr_witness(v, &w).pack());
-        let tx = chain.complete(tx);
+        let (chain, tx) = lone_mmr_spend(v, &w.lock_args_for(Mode::Owner), &w, thief.lock());
         assert_rejected(&chain, &tx, "Inputs[0].Lock", OWNER_NOT_FOUND, "no owner");
     }
 }
@@ -268,17 +272,9 @@ fn proof_checked_before_owner() {
     let owner = Owner::from_tag("owner A");
     let w = workload(owner.lock_hash());
     for v in available_verifiers() {
-        let mut chain = Chain::new(v);
         let mut bad = w.clone();
         bad.root[0] ^= 1;
-        let mmr_lock = chain.mmr_lock(&bad.lock_args_for(Mode::Owner));
-        let mmr_input = chain.cell(mmr_lock, 100);
-        let tx = TransactionBuilder::default()
-            .input(mmr_input)
-            .output(output(owner.lock(), 100))
-            .output_data(Bytes::new().pack())
-            .witness(mmr_witness(v, &w).pack());
-        let tx = chain.complete(tx);
+        let (chain, tx) = lone_mmr_spend(v, &bad.lock_args_for(Mode::Owner), &w, owner.lock());
         assert_rejected(
             &chain,
             &tx,
