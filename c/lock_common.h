@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiled_proof.h" /* cp_u32le, cp_u64le: little-endian reads at any alignment */
+
 /* Lock-level exit codes, the values of mmr_lock::LockError. */
 #define MMR_OK 0
 #define MMR_ERR_ARGS_LENGTH 1
@@ -47,30 +49,6 @@ typedef struct {
 
 static inline uint64_t mmr_popcount64(uint64_t x) {
   return (uint64_t)__builtin_popcountll(x);
-}
-
-/* Little-endian reads at any alignment. On little-endian targets a fixed-size memcpy into
- * a local, which compilers turn into one load (CKB-VM allows misaligned loads; the build
- * passes -mno-strict-align); elsewhere byte by byte. */
-static inline uint32_t mmr_read_u32_le(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint32_t v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-#else
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-         ((uint32_t)p[3] << 24);
-#endif
-}
-
-static inline uint64_t mmr_read_u64_le(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint64_t v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-#else
-  return (uint64_t)mmr_read_u32_le(p) | ((uint64_t)mmr_read_u32_le(p + 4) << 32);
-#endif
 }
 
 /* Size of an MMR with n leaves: 2n - popcount(n). Callers keep n <= 2^62. */
@@ -114,7 +92,7 @@ static int mmr_parse_args(const uint8_t *args, uint64_t args_len,
     return MMR_ERR_ARGS_LENGTH;
   }
   out->root = args;
-  out->mmr_size = mmr_read_u64_le(args + 32);
+  out->mmr_size = cp_u64le(args + 32);
   return mmr_leaf_count(out->mmr_size, &out->leaf_count);
 }
 
@@ -134,17 +112,17 @@ static int mmr_lock_field(const uint8_t *w, uint64_t len, const uint8_t **lock,
   if (len < 4) {
     return MMR_ERR_WITNESS_ENCODING;
   }
-  uint64_t total = mmr_read_u32_le(w);
+  uint64_t total = cp_u32le(w);
   if (total != len || total < HEADER) {
     return MMR_ERR_WITNESS_ENCODING;
   }
   /* From here on len >= 16, so the whole header is readable. */
-  if (mmr_read_u32_le(w + 4) != HEADER) {
+  if (cp_u32le(w + 4) != HEADER) {
     return MMR_ERR_WITNESS_ENCODING;
   }
   uint64_t offsets[FIELDS + 1];
   for (int i = 0; i < FIELDS; i++) {
-    offsets[i] = mmr_read_u32_le(w + 4 + 4 * i);
+    offsets[i] = cp_u32le(w + 4 + 4 * i);
   }
   offsets[FIELDS] = total;
   const uint8_t *lock_ptr = NULL;
@@ -158,7 +136,7 @@ static int mmr_lock_field(const uint8_t *w, uint64_t len, const uint8_t **lock,
       continue; /* BytesOpt None */
     }
     uint64_t size = end - start;
-    if (size < 4 || mmr_read_u32_le(w + start) != size - 4) {
+    if (size < 4 || cp_u32le(w + start) != size - 4) {
       return MMR_ERR_WITNESS_ENCODING;
     }
     if (i == 0) {

@@ -31,10 +31,10 @@ typedef struct {
 
 /* 32-byte equality with a one-byte early out (mmr_lock::owner::same). */
 static inline int mmr_hash_eq(const uint8_t *a, const uint8_t *b) {
-  return a[0] == b[0] && mmr_read_u64_le(a) == mmr_read_u64_le(b) &&
-         mmr_read_u64_le(a + 8) == mmr_read_u64_le(b + 8) &&
-         mmr_read_u64_le(a + 16) == mmr_read_u64_le(b + 16) &&
-         mmr_read_u64_le(a + 24) == mmr_read_u64_le(b + 24);
+  return a[0] == b[0] && cp_u64le(a) == cp_u64le(b) &&
+         cp_u64le(a + 8) == cp_u64le(b + 8) &&
+         cp_u64le(a + 16) == cp_u64le(b + 16) &&
+         cp_u64le(a + 24) == cp_u64le(b + 24);
 }
 
 /*
@@ -51,7 +51,7 @@ __attribute__((noinline, cold)) static int mmr_find_owner(const uint8_t *payload
   if (rc != MMR_OK) {
     return rc;
   }
-  uint64_t n = mmr_read_u32_le(payload);
+  uint64_t n = cp_u32le(payload);
   const uint8_t *values = payload + 4 + 8;
   for (uint64_t index = 0;; index++) {
     rc = env->input_lock_hash(env->ctx, index, hash);

@@ -44,11 +44,11 @@ static int load_args(const uint8_t **args, uint64_t *args_len) {
   if (len < 16) {
     return MMR_ERR_SYSCALL;
   }
-  uint64_t offset = mmr_read_u32_le(g_script + 12);
+  uint64_t offset = cp_u32le(g_script + 12);
   if (offset > len || len - offset < 4) {
     return MMR_ERR_SYSCALL;
   }
-  uint64_t n = mmr_read_u32_le(g_script + offset);
+  uint64_t n = cp_u32le(g_script + offset);
   if (n > len - offset - 4) {
     return MMR_ERR_SYSCALL;
   }
