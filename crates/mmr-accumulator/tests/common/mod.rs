@@ -1,0 +1,46 @@
+//! Shared fixtures: the reference blake2b merge (blake2b-rs), counted per thread.
+#![allow(dead_code)]
+
+use std::cell::Cell;
+
+pub type H = [u8; 32];
+
+thread_local! {
+    static MERGES: Cell<u64> = const { Cell::new(0) };
+}
+
+pub fn merge(left: &H, right: &H) -> H {
+    MERGES.with(|c| c.set(c.get() + 1));
+    let mut out = [0u8; 32];
+    let mut hasher = blake2b_rs::Blake2bBuilder::new(32)
+        .personal(b"ckb-default-hash")
+        .build();
+    hasher.update(left);
+    hasher.update(right);
+    hasher.finalize(&mut out);
+    out
+}
+
+/// Merges counted on this thread since the last call.
+pub fn take_merges() -> u64 {
+    MERGES.with(|c| c.replace(0))
+}
+
+pub struct Blake;
+
+impl mmr_accumulator::Merge for Blake {
+    fn merge(left: &H, right: &H, out: &mut H) {
+        *out = merge(left, right);
+    }
+}
+
+/// Distinct pseudo-random leaves.
+pub fn leaves(n: u64, tag: u8) -> Vec<H> {
+    (0..n)
+        .map(|i| {
+            let mut l = [tag; 32];
+            l[..8].copy_from_slice(&i.to_le_bytes());
+            l
+        })
+        .collect()
+}
