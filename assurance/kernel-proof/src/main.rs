@@ -1,0 +1,206 @@
+//! kernel-proof: proves the assembly merge kernel equal to BLAKE2b-256 for every input.
+//!
+//!   kernel-proof [--root DIR] [--release-dir DIR] [--elf FILE.debug]... [--no-source]
+//!       the proof: every entry in every `.debug` binary of the release directory (default
+//!       <root>/build/release), each stripped binary's loaded bytes against its `.debug`, the
+//!       kernel source assembled with clang-19 (unless --no-source), the call sites and the
+//!       header. Exit 0 when everything holds, 1 otherwise.
+//!   kernel-proof mutants [--root DIR] [--elf FILE.debug] [--every N] [--bit-flips]
+//!       the mutation run on one binary (default <root>/build/release/compiled-verifier.debug,
+//!       which links all three entries): counts by verdict, the accepted (equivalent) mutants
+//!       with the reason, and the time. Exit 1 if a mutant is accepted without being
+//!       explained or rejected without a counterexample.
+
+use kernel_proof::check::ENTRIES;
+use kernel_proof::elf::Image;
+use kernel_proof::mutate::{self, Baseline, Context};
+use kernel_proof::report::{self, Options};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+fn usage() -> ExitCode {
+    eprintln!(
+        "usage: kernel-proof [--root DIR] [--release-dir DIR] [--elf FILE.debug]... [--no-source]\n       kernel-proof mutants [--root DIR] [--elf FILE.debug] [--every N] [--bit-flips]"
+    );
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mutants = args.first().is_some_and(|a| a == "mutants");
+    if mutants {
+        args.remove(0);
+    }
+    let mut root = report::default_root();
+    let mut release: Option<PathBuf> = None;
+    let mut elfs: Vec<PathBuf> = Vec::new();
+    let mut source = true;
+    let mut every = 1usize;
+    let mut bit_flips = false;
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--root" => match it.next() {
+                Some(v) => root = PathBuf::from(v),
+                None => return usage(),
+            },
+            "--release-dir" => match it.next() {
+                Some(v) => release = Some(PathBuf::from(v)),
+                None => return usage(),
+            },
+            "--elf" => match it.next() {
+                Some(v) => elfs.push(PathBuf::from(v)),
+                None => return usage(),
+            },
+            "--every" => match it.next().and_then(|v| v.parse().ok()) {
+                Some(n) if n > 0 => every = n,
+                _ => return usage(),
+            },
+            "--no-source" => source = false,
+            "--bit-flips" => bit_flips = true,
+            _ => return usage(),
+        }
+    }
+    let release = release.unwrap_or_else(|| root.join("build/release"));
+    if mutants {
+        let elf = elfs
+            .first()
+            .cloned()
+            .unwrap_or_else(|| release.join("compiled-verifier.debug"));
+        return run_mutants(&root, &elf, every, bit_flips);
+    }
+    let mut images: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
+    if elfs.is_empty() {
+        match report::release_images(&release) {
+            Ok(v) => images = v,
+            Err(e) => {
+                eprintln!("kernel-proof: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        for e in elfs {
+            let stripped = e.with_extension("");
+            let s = (e.extension().is_some_and(|x| x == "debug") && stripped.exists())
+                .then_some(stripped);
+            images.push((e, s));
+        }
+    }
+    let scratch = std::env::temp_dir().join(format!("kernel-proof-{}", std::process::id()));
+    let opts = Options {
+        root,
+        images,
+        assemble_into: source.then(|| scratch.clone()),
+        spec_samples: 2000,
+        concrete_samples: 200,
+    };
+    let started = Instant::now();
+    let out = report::run(&opts);
+    let _ = std::fs::remove_dir_all(&scratch);
+    print!("{}", out.text);
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    if out.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn run_mutants(
+    root: &std::path::Path,
+    elf: &std::path::Path,
+    every: usize,
+    bit_flips: bool,
+) -> ExitCode {
+    let started = Instant::now();
+    let fail = |e: String| {
+        eprintln!("kernel-proof mutants: {e}");
+        ExitCode::from(1)
+    };
+    let mut img = match Image::read_file(elf) {
+        Ok(i) => i,
+        Err(e) => return fail(e),
+    };
+    let decl = match report::declarations(root) {
+        Ok(d) => d,
+        Err(e) => return fail(e),
+    };
+    let base = match Baseline::new(&img) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let ctx = Context {
+        sites: &decl.sites,
+        header: &decl.header,
+        tries: 8,
+    };
+    let all = match mutate::all_mutants(&img, &base) {
+        Ok(m) => m,
+        Err(e) => return fail(e),
+    };
+    let chosen: Vec<_> = all.iter().step_by(every).cloned().collect();
+    let names: Vec<&str> = base.entries.iter().map(|(e, _, _)| e.name).collect();
+    println!(
+        "mutation run on {}: {} of {} entries ({}), {} executed instructions",
+        elf.display(),
+        names.len(),
+        ENTRIES.len(),
+        names.join(", "),
+        base.pcs().len()
+    );
+    let mut bad = false;
+    let s = mutate::run_mutants(&img, &base, &ctx, &chosen);
+    bad |= print_summary("instruction mutants", &s, every);
+    let t1 = started.elapsed();
+    println!("({:.1} s)", t1.as_secs_f64());
+    if bit_flips {
+        let f = mutate::run_bit_flips(&mut img, &base, &ctx);
+        bad |= print_summary("single-bit flips of the encodings", &f, 1);
+        println!("({:.1} s)", (started.elapsed() - t1).as_secs_f64());
+    }
+    println!("total time {:.1} s", started.elapsed().as_secs_f64());
+    if bad {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Prints the counts; returns whether something needs a look (unconfirmed rejections).
+fn print_summary(title: &str, s: &mutate::Summary, every: usize) -> bool {
+    let sample = if every > 1 {
+        format!(" (every {every}th)")
+    } else {
+        String::new()
+    };
+    println!("{title}{sample}: {} total", s.total);
+    for (label, n) in &s.by_verdict {
+        println!("  {n:>7}  {label}");
+    }
+    println!(
+        "  rejected {}, equivalent {}, unconfirmed {}",
+        s.rejected,
+        s.equivalent.len(),
+        s.unconfirmed.len()
+    );
+    for (m, why) in &s.equivalent {
+        println!(
+            "  equivalent at {:#x}: {} -> {} ({}): {why}",
+            m.pc,
+            m.original.render(m.pc),
+            m.inst.render(m.pc),
+            m.what
+        );
+    }
+    for m in &s.unconfirmed {
+        println!(
+            "  UNCONFIRMED at {:#x}: {} -> {} ({})",
+            m.pc,
+            m.original.render(m.pc),
+            m.inst.render(m.pc),
+            m.what
+        );
+    }
+    !s.unconfirmed.is_empty()
+}

@@ -1,0 +1,547 @@
+//! The mutation run: shows the checker can fail. Every instruction an entry executes is
+//! replaced in turn by plausible wrong ones (another register in each operand, another
+//! rotation amount, another offset or immediate, add <-> xor, the instruction dropped), and
+//! optionally every bit of its encoding is flipped (which also exercises the decoder). Each
+//! mutant goes through the same checks as the real kernel; it must be rejected, or, if the
+//! checker accepts it, it is equivalent by the checker's own proof and is listed with the
+//! reason.
+//!
+//! A rejection for a wrong output is confirmed with a concrete counterexample (the mutant
+//! run concretely on random inputs against the specification), so a rejection never rests on
+//! the normaliser merely failing to prove an equality.
+
+use crate::check::{self, Failure, Proved, SplitMix, ENTRIES};
+use crate::decode::{decode, BinOp, Inst, Reg, RA, ZERO};
+use crate::elf::Image;
+use crate::exec::{FaultKind, Patch};
+use crate::wrappers::{CallSite, HeaderConvention};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The registers the kernel works in, in the order "another register" cycles through.
+const CYCLE: [&str; 24] = [
+    "a0", "a1", "a3", "a4", "a5", "a6", "a7", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "s2", "s3",
+    "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
+];
+
+fn reg(n: &str) -> Reg {
+    Reg::parse(n).unwrap_or(ZERO)
+}
+
+/// The next working register after `r` (for a register outside the set, a3).
+fn other(r: Reg) -> Reg {
+    let names: Vec<Reg> = CYCLE.iter().map(|n| reg(n)).collect();
+    match names.iter().position(|&x| x == r) {
+        Some(i) => names[(i + 1) % names.len()],
+        None => reg("a3"),
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Mutant {
+    pub pc: u64,
+    pub original: Inst,
+    pub inst: Inst,
+    /// What was changed, e.g. "rs2 a3 -> a4".
+    pub what: String,
+}
+
+/// The plausible wrong versions of `inst`.
+pub fn mutants_of(pc: u64, inst: Inst) -> Vec<Mutant> {
+    let mut out = Vec::new();
+    let mut push = |m: Inst, what: String| {
+        if m != inst {
+            out.push(Mutant {
+                pc,
+                original: inst,
+                inst: m,
+                what,
+            });
+        }
+    };
+    push(Inst::NOP, "dropped".into());
+    match inst {
+        Inst::Op { op, rd, rs1, rs2 } => {
+            let swapped = match op {
+                BinOp::Add => BinOp::Xor,
+                _ => BinOp::Add,
+            };
+            push(
+                Inst::Op {
+                    op: swapped,
+                    rd,
+                    rs1,
+                    rs2,
+                },
+                format!("{} -> {}", op.mnemonic(), swapped.mnemonic()),
+            );
+            push(
+                Inst::Op {
+                    op,
+                    rd: other(rd),
+                    rs1,
+                    rs2,
+                },
+                format!("rd {rd} -> {}", other(rd)),
+            );
+            push(
+                Inst::Op {
+                    op,
+                    rd,
+                    rs1: other(rs1),
+                    rs2,
+                },
+                format!("rs1 {rs1} -> {}", other(rs1)),
+            );
+            push(
+                Inst::Op {
+                    op,
+                    rd,
+                    rs1,
+                    rs2: other(rs2),
+                },
+                format!("rs2 {rs2} -> {}", other(rs2)),
+            );
+            push(
+                Inst::Op {
+                    op,
+                    rd: reg("s0"),
+                    rs1,
+                    rs2,
+                },
+                format!("rd {rd} -> s0 (preserved)"),
+            );
+        }
+        Inst::OpImm { op, rd, rs1, imm } => {
+            match op {
+                BinOp::Ror => {
+                    for k in [32, 24, 16, 63, imm - 1] {
+                        let k = k.rem_euclid(64);
+                        if k != imm {
+                            push(
+                                Inst::OpImm {
+                                    op,
+                                    rd,
+                                    rs1,
+                                    imm: k,
+                                },
+                                format!("rotation {imm} -> {k}"),
+                            );
+                        }
+                    }
+                }
+                BinOp::Add | BinOp::Xor => {
+                    let swapped = if op == BinOp::Add {
+                        BinOp::Xor
+                    } else {
+                        BinOp::Add
+                    };
+                    push(
+                        Inst::OpImm {
+                            op: swapped,
+                            rd,
+                            rs1,
+                            imm,
+                        },
+                        format!("{} -> {}", op.mnemonic(), swapped.mnemonic()),
+                    );
+                    push(
+                        Inst::OpImm {
+                            op,
+                            rd,
+                            rs1,
+                            imm: imm + 8,
+                        },
+                        format!("immediate {imm} -> {}", imm + 8),
+                    );
+                    push(
+                        Inst::OpImm {
+                            op,
+                            rd,
+                            rs1,
+                            imm: imm ^ 1,
+                        },
+                        format!("immediate {imm} -> {}", imm ^ 1),
+                    );
+                }
+                _ => push(
+                    Inst::OpImm {
+                        op,
+                        rd,
+                        rs1,
+                        imm: imm ^ 1,
+                    },
+                    format!("immediate {imm} -> {}", imm ^ 1),
+                ),
+            }
+            push(
+                Inst::OpImm {
+                    op,
+                    rd: other(rd),
+                    rs1,
+                    imm,
+                },
+                format!("rd {rd} -> {}", other(rd)),
+            );
+            push(
+                Inst::OpImm {
+                    op,
+                    rd,
+                    rs1: other(rs1),
+                    imm,
+                },
+                format!("rs1 {rs1} -> {}", other(rs1)),
+            );
+            push(
+                Inst::OpImm {
+                    op,
+                    rd: reg("s0"),
+                    rs1,
+                    imm,
+                },
+                format!("rd {rd} -> s0 (preserved)"),
+            );
+        }
+        Inst::Load { kind, rd, rs1, off } => {
+            for o in [off + 8, off - 8] {
+                push(
+                    Inst::Load {
+                        kind,
+                        rd,
+                        rs1,
+                        off: o,
+                    },
+                    format!("offset {off} -> {o}"),
+                );
+            }
+            push(
+                Inst::Load {
+                    kind,
+                    rd: other(rd),
+                    rs1,
+                    off,
+                },
+                format!("rd {rd} -> {}", other(rd)),
+            );
+            push(
+                Inst::Load {
+                    kind,
+                    rd,
+                    rs1: other(rs1),
+                    off,
+                },
+                format!("base {rs1} -> {}", other(rs1)),
+            );
+            push(
+                Inst::Load {
+                    kind,
+                    rd: reg("s0"),
+                    rs1,
+                    off,
+                },
+                format!("rd {rd} -> s0 (preserved)"),
+            );
+        }
+        Inst::Auipc { rd, imm } => {
+            push(
+                Inst::Auipc {
+                    rd,
+                    imm: imm + 4096,
+                },
+                "page + 1".into(),
+            );
+            push(
+                Inst::Auipc { rd: other(rd), imm },
+                format!("rd {rd} -> {}", other(rd)),
+            );
+        }
+        Inst::Jal { rd, off } => {
+            for o in [off + 4, off - 4] {
+                push(Inst::Jal { rd, off: o }, format!("target {off:+} -> {o:+}"));
+            }
+            push(Inst::Jal { rd: RA, off }, format!("rd {rd} -> ra"));
+        }
+        Inst::Jalr { rd, rs1, off } => {
+            push(
+                Inst::Jalr {
+                    rd,
+                    rs1: other(rs1),
+                    off,
+                },
+                format!("rs1 {rs1} -> {}", other(rs1)),
+            );
+            push(
+                Inst::Jalr {
+                    rd,
+                    rs1,
+                    off: off + 4,
+                },
+                format!("offset {off} -> {}", off + 4),
+            );
+        }
+        _ => {}
+    }
+    out
+}
+
+/// How a mutant fared.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Refused by the run itself (decode, load, store, control, steps).
+    Fault(FaultKind),
+    /// A wrong output word, with a concrete counterexample found.
+    Output,
+    /// A wrong output word by the normal forms, and no counterexample found in the tries:
+    /// possibly a false alarm of the normaliser.
+    OutputUnconfirmed,
+    /// Outputs right, but its register or memory effects differ from the declarations.
+    Effects,
+    /// Accepted: equal to the specification by the checker's proof, effects as declared.
+    Equivalent(String),
+}
+
+impl Verdict {
+    pub fn label(&self) -> String {
+        match self {
+            Verdict::Fault(k) => format!("rejected: {}", fault_label(*k)),
+            Verdict::Output => "rejected: wrong output (counterexample found)".into(),
+            Verdict::OutputUnconfirmed => {
+                "UNCONFIRMED: normal forms differ, no counterexample".into()
+            }
+            Verdict::Effects => {
+                "rejected: register/memory effects differ from the declarations".into()
+            }
+            Verdict::Equivalent(_) => "equivalent (accepted)".into(),
+        }
+    }
+}
+
+pub fn fault_label(k: FaultKind) -> &'static str {
+    match k {
+        FaultKind::Decode => "undecodable or outside the code",
+        FaultKind::Load => "load outside the inputs and constants",
+        FaultKind::Store => "writes memory",
+        FaultKind::Control => "control flow (branch on data, wrong jump)",
+        FaultKind::Steps => "does not return",
+    }
+}
+
+/// What the checks need besides the image.
+pub struct Context<'a> {
+    pub sites: &'a [CallSite],
+    pub header: &'a HeaderConvention,
+    /// Random inputs tried per entry to confirm an output mismatch.
+    pub tries: usize,
+}
+
+/// The real kernel's runs: which entries execute which addresses.
+pub struct Baseline {
+    pub entries: Vec<(&'static check::Entry, u64, BTreeSet<u64>)>,
+}
+
+impl Baseline {
+    pub fn new(img: &Image) -> Result<Baseline, String> {
+        let mut entries = Vec::new();
+        for e in ENTRIES.iter() {
+            let Some(addr) = img.symbol(e.name) else {
+                continue;
+            };
+            let mut arena = crate::expr::Arena::new();
+            let out = check::run_symbolic(img, e, addr, &mut arena, &|_| None)
+                .map_err(|f| format!("{}: the unmutated kernel fails: {f}", e.name))?;
+            entries.push((e, addr, out.trace.into_iter().collect()));
+        }
+        if entries.is_empty() {
+            return Err("no kernel entry in the image".into());
+        }
+        Ok(Baseline { entries })
+    }
+
+    /// Every executed address, in order.
+    pub fn pcs(&self) -> Vec<u64> {
+        let all: BTreeSet<u64> = self
+            .entries
+            .iter()
+            .flat_map(|(_, _, t)| t.iter().copied())
+            .collect();
+        all.into_iter().collect()
+    }
+}
+
+/// Judges one mutation: `patch` replaces instructions (or `img` has flipped bits) at `pc`.
+pub fn judge(
+    img: &Image,
+    base: &Baseline,
+    ctx: &Context<'_>,
+    pc: u64,
+    patch: Patch<'_>,
+) -> Verdict {
+    let mut proved: Vec<Proved> = Vec::new();
+    for (e, addr, trace) in &base.entries {
+        if !trace.contains(&pc) {
+            continue;
+        }
+        match check::prove_entry(img, e, *addr, patch) {
+            Ok(p) => proved.push(p),
+            Err(Failure::Fault(f)) => return Verdict::Fault(f.kind),
+            Err(Failure::Mismatch { .. }) => {
+                let mut rng = SplitMix(pc ^ 0x5eed);
+                for t in 0..ctx.tries {
+                    let (l, r) = if t == 0 {
+                        ([0u8; 32], [0u8; 32])
+                    } else {
+                        (rng.bytes32(), rng.bytes32())
+                    };
+                    match check::run_concrete(img, e, *addr, l, r, &mut rng, patch) {
+                        Ok(out) if out == check::spec_concrete(&l, &r) => {}
+                        _ => return Verdict::Output,
+                    }
+                }
+                return Verdict::OutputUnconfirmed;
+            }
+        }
+    }
+    for p in &proved {
+        if !check::check_header(p, ctx.header).is_empty() {
+            return Verdict::Effects;
+        }
+        for s in ctx.sites.iter().filter(|s| s.entry == p.name) {
+            if !check::check_site(p, s).is_empty() {
+                return Verdict::Effects;
+            }
+        }
+    }
+    Verdict::Equivalent(String::new())
+}
+
+/// Why an accepted mutant is equivalent, in words, from the original and mutated runs.
+fn explain(img: &Image, base: &Baseline, m: &Mutant) -> String {
+    let dead_after = |patch: Patch<'_>, rd: Reg| -> Option<bool> {
+        // Whether the value written to rd at m.pc is never read afterwards in any entry.
+        let mut dead = true;
+        for (e, addr, trace) in &base.entries {
+            if !trace.contains(&m.pc) {
+                continue;
+            }
+            let mut arena = crate::expr::Arena::new();
+            let out = check::run_symbolic(img, e, *addr, &mut arena, patch).ok()?;
+            let at = out.trace.iter().rposition(|&p| p == m.pc)?;
+            let mut live = check::OUTPUTS.contains(&rd);
+            for &p in &out.trace[at + 1..] {
+                let inst = patch(p)
+                    .or_else(|| img.code_at(p).and_then(|c| decode(c).ok()).map(|d| d.inst))?;
+                if inst.sources().contains(&rd) {
+                    live = true;
+                    break;
+                }
+                if inst.rd() == Some(rd) {
+                    live = false;
+                    break;
+                }
+            }
+            dead &= !live;
+        }
+        Some(dead)
+    };
+    let patch = |p: u64| (p == m.pc).then_some(m.inst);
+    let orig_dead = m.original.rd().map(|r| dead_after(&|_| None, r));
+    let mut_dead = m.inst.rd().map(|r| dead_after(&patch, r));
+    match (orig_dead, mut_dead) {
+        (Some(Some(true)), Some(Some(true))) | (Some(Some(true)), None) => {
+            "the original's result is never read (overwritten first), and the mutant writes only a dead register too".into()
+        }
+        _ => match (m.original, m.inst) {
+            (Inst::Op { rs1, .. }, Inst::Op { .. }) if rs1 == ZERO => {
+                "the instruction is a move (add rd, zero, rs): add and xor of zero are the same; the normal forms agree".into()
+            }
+            _ => "the outputs' normal forms are unchanged".into(),
+        },
+    }
+}
+
+/// Counts by verdict, and the accepted and unconfirmed mutants listed.
+#[derive(Default, Debug)]
+pub struct Summary {
+    pub total: usize,
+    pub by_verdict: BTreeMap<String, usize>,
+    pub equivalent: Vec<(Mutant, String)>,
+    pub unconfirmed: Vec<Mutant>,
+    pub rejected: usize,
+}
+
+/// The instruction-level mutants of every executed instruction (every `step`-th one when
+/// sampling, starting at `offset`).
+pub fn all_mutants(img: &Image, base: &Baseline) -> Result<Vec<Mutant>, String> {
+    let mut out = Vec::new();
+    for pc in base.pcs() {
+        let code = img.code_at(pc).ok_or("executed address outside the code")?;
+        let d = decode(code)?;
+        out.extend(mutants_of(pc, d.inst));
+    }
+    Ok(out)
+}
+
+pub fn run_mutants(img: &Image, base: &Baseline, ctx: &Context<'_>, mutants: &[Mutant]) -> Summary {
+    let mut s = Summary::default();
+    for m in mutants {
+        let patch = |p: u64| (p == m.pc).then_some(m.inst);
+        let v = judge(img, base, ctx, m.pc, &patch);
+        s.total += 1;
+        *s.by_verdict.entry(v.label()).or_default() += 1;
+        match v {
+            Verdict::Equivalent(_) => {
+                let why = explain(img, base, m);
+                s.equivalent.push((m.clone(), why));
+            }
+            Verdict::OutputUnconfirmed => s.unconfirmed.push(m.clone()),
+            _ => s.rejected += 1,
+        }
+    }
+    s
+}
+
+/// Every single-bit flip of every executed instruction's encoding, judged on the image with
+/// that bit flipped.
+pub fn run_bit_flips(img: &mut Image, base: &Baseline, ctx: &Context<'_>) -> Summary {
+    let mut s = Summary::default();
+    for pc in base.pcs() {
+        let Some(len) = img.code_at(pc).and_then(|c| decode(c).ok()).map(|d| d.len) else {
+            continue;
+        };
+        for bit in 0..u32::from(len) * 8 {
+            let Some((si, off)) = locate(img, pc + u64::from(bit / 8)) else {
+                continue;
+            };
+            let mask = 1u8 << (bit % 8);
+            let original = img
+                .code_at(pc)
+                .and_then(|c| decode(c).ok())
+                .map(|d| d.inst)
+                .unwrap_or(Inst::NOP);
+            img.segments[si].bytes[off] ^= mask;
+            let flipped = img.code_at(pc).and_then(|c| decode(c).ok()).map(|d| d.inst);
+            let v = judge(img, base, ctx, pc, &|_| None);
+            img.segments[si].bytes[off] ^= mask;
+            s.total += 1;
+            *s.by_verdict.entry(v.label()).or_default() += 1;
+            let m = Mutant {
+                pc,
+                original,
+                inst: flipped.unwrap_or(Inst::NOP),
+                what: format!("bit {bit} flipped"),
+            };
+            match v {
+                Verdict::Equivalent(_) => s.equivalent.push((m, "accepted by the proof".into())),
+                Verdict::OutputUnconfirmed => s.unconfirmed.push(m),
+                _ => s.rejected += 1,
+            }
+        }
+    }
+    s
+}
+
+fn locate(img: &Image, addr: u64) -> Option<(usize, usize)> {
+    img.segments.iter().enumerate().find_map(|(i, s)| {
+        let off = usize::try_from(addr.checked_sub(s.vaddr)?).ok()?;
+        (off < s.bytes.len()).then_some((i, off))
+    })
+}
