@@ -17,6 +17,9 @@
 #   ./build.sh flamegraph <verifier> [seed] build/flamegraph/<verifier>-<seed>.svg
 #   ./build.sh bless                        rewrite tests/expected-cycles.json (cycle gate)
 #   ./build.sh checksums                    rewrite checksums.txt (sha256 of build/release)
+#   ./build.sh kernel-proof [mutants]       prove the merge kernel in build/release and its source
+#                                           equal to BLAKE2b-256 for every input (docs/hashing.md);
+#                                           `mutants [--bit-flips]`: the mutation run, with counts
 #   ./build.sh devnet                       a fresh local CKB dev chain: deploy, lock, spend and refuse
 #                                           with all three verifiers on the real node's tx pool;
 #                                           table + build/devnet/report.json, then stops the node
@@ -481,6 +484,12 @@ flamegraph() {
     echo "(folded stacks: $folded; the run: ckb-debugger --tx-file $tx --cell-index $index --cell-type input --script-group-type lock)"
 }
 
+# The merge kernel proved equal to BLAKE2b-256 for every input, on the bytes the release
+# binaries link (assurance/kernel-proof); exits non-zero when it does not hold.
+kernel_proof() {
+    cargo run --quiet --release --locked -p kernel-proof -- --root "$ROOT" --release-dir "$RELEASE" "$@"
+}
+
 run_tests() {
     say "checking the Rust formatting (cargo fmt --all --check)"
     cargo fmt --all --check || die "cargo fmt --all --check: run cargo fmt --all"
@@ -527,6 +536,7 @@ case "${1:-run}" in
     flamegraph) deps; build_all; build_lab; shift; flamegraph "$@" ;;
     bless) deps; build_all; build_lab; "$LAB" gate --bless ;;
     checksums) deps; build_all; build_lab; "$LAB" checksums --release-dir "$RELEASE" --write "$ROOT/checksums.txt"; cat "$ROOT/checksums.txt" ;;
+    kernel-proof) deps; build_all; shift; kernel_proof "$@" ;;
     test) start_ckb_node_install; deps; build_all; run_tests ;;
     devnet) start_ckb_node_install; deps; build_all; wait_ckb_node; shift; devnet "$@" ;;
     help | -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;

@@ -208,6 +208,8 @@ pub struct Outcome<V> {
     pub live_in: RegSet,
     /// The address of every executed instruction, in order.
     pub trace: Vec<u64>,
+    /// The value each executed instruction wrote to its destination (None: no register).
+    pub values: Vec<Option<V>>,
 }
 
 /// A replacement for the instruction at an address (the mutation run), keeping its length.
@@ -228,6 +230,7 @@ pub fn run<D: Domain>(
     let mut written = RegSet::default();
     let mut live_in = RegSet::default();
     let mut trace = Vec::new();
+    let mut values = Vec::new();
     let mut pc = entry;
     loop {
         if trace.len() >= STEP_LIMIT {
@@ -266,12 +269,13 @@ pub fn run<D: Domain>(
             Inst::Jalr { rd, rs1, off } => {
                 let base = get(rs1);
                 if rd.0 == 0 && off == 0 && base == ret_to {
-                    written.remove(Reg(0));
+                    values.push(None);
                     return Ok(Outcome {
                         regs,
                         written,
                         live_in,
                         trace,
+                        values,
                     });
                 }
                 return Err(fault(
@@ -323,12 +327,15 @@ pub fn run<D: Domain>(
                 ))
             }
         }
+        let mut wrote = None;
         if let Some((rd, v)) = dest {
             if rd.0 != 0 {
                 regs[usize::from(rd.0)] = v;
                 written.insert(rd);
+                wrote = Some(v);
             }
         }
+        values.push(wrote);
         pc = new_pc;
     }
 }

@@ -5,13 +5,14 @@
 //!       <root>/build/release), each stripped binary's loaded bytes against its `.debug`, the
 //!       kernel source assembled with clang-19 (unless --no-source), the call sites and the
 //!       header. Exit 0 when everything holds, 1 otherwise.
-//!   kernel-proof mutants [--root DIR] [--elf FILE.debug] [--every N] [--bit-flips]
+//!   kernel-proof mutants [--root DIR] [--release-dir DIR] [--elf FILE.debug] [--every N] [--bit-flips]
 //!       the mutation run on one binary (default <root>/build/release/compiled-verifier.debug,
 //!       which links all three entries): counts by verdict, the accepted (equivalent) mutants
-//!       with the reason, and the time. Exit 1 if a mutant is accepted without being
-//!       explained or rejected without a counterexample.
+//!       with the reason, the declaration mutants of the wrappers and the header, and the
+//!       time. Exit 1 if an output mismatch has no concrete counterexample or a declaration
+//!       mutant is accepted.
 
-use kernel_proof::check::ENTRIES;
+use kernel_proof::check::{self, ENTRIES};
 use kernel_proof::elf::Image;
 use kernel_proof::mutate::{self, Baseline, Context};
 use kernel_proof::report::{self, Options};
@@ -28,10 +29,14 @@ fn usage() -> ExitCode {
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let mutants = args.first().is_some_and(|a| a == "mutants");
-    if mutants {
-        args.remove(0);
-    }
+    // `mutants` may come after the options (build.sh passes --root and --release-dir first).
+    let mutants = match args.iter().position(|a| a == "mutants") {
+        Some(i) => {
+            args.remove(i);
+            true
+        }
+        None => false,
+    };
     let mut root = report::default_root();
     let mut release: Option<PathBuf> = None;
     let mut elfs: Vec<PathBuf> = Vec::new();
@@ -122,7 +127,11 @@ fn run_mutants(
         Ok(i) => i,
         Err(e) => return fail(e),
     };
-    let decl = match report::declarations(root) {
+    let sources = match report::declaration_sources(root) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let decl = match report::declarations_from(&sources) {
         Ok(d) => d,
         Err(e) => return fail(e),
     };
@@ -152,6 +161,20 @@ fn run_mutants(
     let mut bad = false;
     let s = mutate::run_mutants(&img, &base, &ctx, &chosen);
     bad |= print_summary("instruction mutants", &s, every);
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    let proved: Vec<_> = check::prove_image(&img, &|_| None)
+        .into_iter()
+        .filter_map(|(_, r)| r.ok())
+        .collect();
+    let (n, rejected, accepted) = mutate::run_declaration_mutants(&sources, &proved);
+    println!(
+        "declaration mutants (one clobber, output, input, memory option, store offset or header entry wrong in asm.rs, merge_asm.h, merge_rv64.s): {n} total, {rejected} rejected, {} accepted",
+        accepted.len()
+    );
+    for a in &accepted {
+        println!("  ACCEPTED: {a}");
+    }
+    bad |= !accepted.is_empty();
     let t1 = started.elapsed();
     println!("({:.1} s)", t1.as_secs_f64());
     if bit_flips {
@@ -187,6 +210,15 @@ fn print_summary(title: &str, s: &mutate::Summary, every: usize) -> bool {
     for (m, why) in &s.equivalent {
         println!(
             "  equivalent at {:#x}: {} -> {} ({}): {why}",
+            m.pc,
+            m.original.render(m.pc),
+            m.inst.render(m.pc),
+            m.what
+        );
+    }
+    for m in &s.effects {
+        println!(
+            "  effects only at {:#x}: {} -> {} ({})",
             m.pc,
             m.original.render(m.pc),
             m.inst.render(m.pc),

@@ -413,49 +413,53 @@ pub fn judge(
     Verdict::Equivalent(String::new())
 }
 
-/// Why an accepted mutant is equivalent, in words, from the original and mutated runs.
-fn explain(img: &Image, base: &Baseline, m: &Mutant) -> String {
-    let dead_after = |patch: Patch<'_>, rd: Reg| -> Option<bool> {
-        // Whether the value written to rd at m.pc is never read afterwards in any entry.
-        let mut dead = true;
-        for (e, addr, trace) in &base.entries {
-            if !trace.contains(&m.pc) {
-                continue;
-            }
-            let mut arena = crate::expr::Arena::new();
-            let out = check::run_symbolic(img, e, *addr, &mut arena, patch).ok()?;
-            let at = out.trace.iter().rposition(|&p| p == m.pc)?;
-            let mut live = check::OUTPUTS.contains(&rd);
-            for &p in &out.trace[at + 1..] {
-                let inst = patch(p)
-                    .or_else(|| img.code_at(p).and_then(|c| decode(c).ok()).map(|d| d.inst))?;
-                if inst.sources().contains(&rd) {
-                    live = true;
-                    break;
-                }
-                if inst.rd() == Some(rd) {
-                    live = false;
-                    break;
-                }
-            }
-            dead &= !live;
-        }
-        Some(dead)
-    };
+/// Why an accepted mutant is equivalent, in words: the original and the mutant run in one
+/// arena, so their values compare by id.
+pub fn explain(img: &Image, base: &Baseline, m: &Mutant) -> String {
     let patch = |p: u64| (p == m.pc).then_some(m.inst);
-    let orig_dead = m.original.rd().map(|r| dead_after(&|_| None, r));
-    let mut_dead = m.inst.rd().map(|r| dead_after(&patch, r));
-    match (orig_dead, mut_dead) {
-        (Some(Some(true)), Some(Some(true))) | (Some(Some(true)), None) => {
-            "the original's result is never read (overwritten first), and the mutant writes only a dead register too".into()
+    let mut reasons = Vec::new();
+    for (e, addr, trace) in &base.entries {
+        if !trace.contains(&m.pc) {
+            continue;
         }
-        _ => match (m.original, m.inst) {
-            (Inst::Op { rs1, .. }, Inst::Op { .. }) if rs1 == ZERO => {
-                "the instruction is a move (add rd, zero, rs): add and xor of zero are the same; the normal forms agree".into()
+        let mut arena = crate::expr::Arena::new();
+        let (Ok(o), Ok(x)) = (
+            check::run_symbolic(img, e, *addr, &mut arena, &|_| None),
+            check::run_symbolic(img, e, *addr, &mut arena, &patch),
+        ) else {
+            return "(the runs could not be repeated)".into();
+        };
+        let at = |out: &crate::exec::Outcome<crate::expr::Id>| {
+            out.trace
+                .iter()
+                .rposition(|&p| p == m.pc)
+                .and_then(|i| out.values[i])
+        };
+        let (vo, vx) = (at(&o), at(&x));
+        let why = if m.original.rd() == m.inst.rd() && vo == vx {
+            match vo {
+                Some(v) => format!(
+                    "it writes the same value to {} ({})",
+                    m.inst.rd().map(|r| r.name()).unwrap_or("-"),
+                    arena.show(v, 2)
+                ),
+                None => "it writes no register, as the original".into(),
             }
-            _ => "the outputs' normal forms are unchanged".into(),
-        },
+        } else {
+            let differ: Vec<&str> = (1..32usize)
+                .filter(|&r| o.regs[r] != x.regs[r])
+                .map(|r| Reg(r as u8).name())
+                .collect();
+            format!(
+                "the outputs' normal forms are equal (sums and xors are compared as flattened multisets); the final registers differ only in {}, which no output reads",
+                if differ.is_empty() { "none".to_string() } else { differ.join(" ") }
+            )
+        };
+        if !reasons.contains(&why) {
+            reasons.push(why);
+        }
     }
+    reasons.join("; ")
 }
 
 /// Counts by verdict, and the accepted and unconfirmed mutants listed.
@@ -465,6 +469,8 @@ pub struct Summary {
     pub by_verdict: BTreeMap<String, usize>,
     pub equivalent: Vec<(Mutant, String)>,
     pub unconfirmed: Vec<Mutant>,
+    /// Rejected only for their effects (listed: they show the effect checks at work).
+    pub effects: Vec<Mutant>,
     pub rejected: usize,
 }
 
@@ -493,6 +499,10 @@ pub fn run_mutants(img: &Image, base: &Baseline, ctx: &Context<'_>, mutants: &[M
                 s.equivalent.push((m.clone(), why));
             }
             Verdict::OutputUnconfirmed => s.unconfirmed.push(m.clone()),
+            Verdict::Effects => {
+                s.effects.push(m.clone());
+                s.rejected += 1;
+            }
             _ => s.rejected += 1,
         }
     }
@@ -518,7 +528,9 @@ pub fn run_bit_flips(img: &mut Image, base: &Baseline, ctx: &Context<'_>) -> Sum
                 .map(|d| d.inst)
                 .unwrap_or(Inst::NOP);
             img.segments[si].bytes[off] ^= mask;
-            let flipped = img.code_at(pc).and_then(|c| decode(c).ok()).map(|d| d.inst);
+            let flipped_d = img.code_at(pc).and_then(|c| decode(c).ok());
+            let flipped = flipped_d.map(|d| d.inst);
+            let same_len = flipped_d.map(|d| d.len) == Some(len);
             let v = judge(img, base, ctx, pc, &|_| None);
             img.segments[si].bytes[off] ^= mask;
             s.total += 1;
@@ -530,8 +542,21 @@ pub fn run_bit_flips(img: &mut Image, base: &Baseline, ctx: &Context<'_>) -> Sum
                 what: format!("bit {bit} flipped"),
             };
             match v {
-                Verdict::Equivalent(_) => s.equivalent.push((m, "accepted by the proof".into())),
+                Verdict::Equivalent(_) => {
+                    // The flipped bytes decode to one instruction of the same length (else
+                    // the run would differ): explain it as an instruction mutant.
+                    let why = if same_len {
+                        explain(img, base, &m)
+                    } else {
+                        "accepted by the proof (the flip changes the instruction's length)".into()
+                    };
+                    s.equivalent.push((m, why));
+                }
                 Verdict::OutputUnconfirmed => s.unconfirmed.push(m),
+                Verdict::Effects => {
+                    s.effects.push(m);
+                    s.rejected += 1;
+                }
                 _ => s.rejected += 1,
             }
         }
@@ -544,4 +569,228 @@ fn locate(img: &Image, addr: u64) -> Option<(usize, usize)> {
         let off = usize::try_from(addr.checked_sub(s.vaddr)?).ok()?;
         (off < s.bytes.len()).then_some((i, off))
     })
+}
+
+/// One edit of the declarations' source texts (asm.rs, merge_asm.h, merge_rv64.s).
+#[derive(Clone, Debug)]
+pub struct TextMutant {
+    pub file: usize,
+    pub what: String,
+    pub text: String,
+}
+
+fn is_reg_name(s: &str) -> bool {
+    Reg::parse(s).is_some()
+}
+
+/// Every `(start, end)` of `pat` in `text`.
+fn find_all(text: &str, pat: &str) -> Vec<(usize, usize)> {
+    text.match_indices(pat)
+        .map(|(i, m)| (i, i + m.len()))
+        .collect()
+}
+
+fn replace_at(text: &str, start: usize, end: usize, with: &str) -> String {
+    format!("{}{}{}", &text[..start], with, &text[end..])
+}
+
+/// The line of `text` at byte `at`, for the description.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count() + 1
+}
+
+/// Edits that each make one declaration wrong: a clobber or an output dropped, an input
+/// dropped or turned into an output, a memory declaration weakened, a store offset moved,
+/// a register dropped from the header's clobbers or added to its preserved list.
+pub fn declaration_mutants(src: &[String; 3]) -> Vec<TextMutant> {
+    let names = [
+        "crates/mmr-blake2b/src/asm.rs",
+        "c/merge_asm.h",
+        "crates/mmr-blake2b/src/merge_rv64.s",
+    ];
+    let mut out = Vec::new();
+    let mut push = |file: usize, at: usize, what: String, text: String| {
+        out.push(TextMutant {
+            file,
+            what: format!("{}:{}: {what}", names[file], line_of(&src[file], at)),
+            text,
+        });
+    };
+    // Rust: `out("r") _,` dropped; `inout("r")` -> `in("r")`; `in("r")` -> `out("r") _`.
+    let rust = &src[0];
+    for (i, j) in find_all(rust, "out(\"") {
+        let prev = rust[..i].chars().next_back();
+        let Some(close) = rust[j..].find("\")").map(|k| j + k) else {
+            continue;
+        };
+        let reg = &rust[j..close];
+        if prev.is_some_and(|c| c.is_alphanumeric()) || !is_reg_name(reg) {
+            continue;
+        }
+        if rust[close + 2..].starts_with(" _,") {
+            push(
+                0,
+                i,
+                format!("out(\"{reg}\") _ dropped"),
+                replace_at(rust, i, close + 5, ""),
+            );
+        }
+    }
+    for (i, j) in find_all(rust, "inout(\"") {
+        push(0, i, "inout -> in".into(), replace_at(rust, i, j, "in(\""));
+    }
+    for (i, j) in find_all(rust, "in(\"") {
+        if rust[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric())
+        {
+            continue;
+        }
+        let Some(close) = rust[j..].find(')').map(|k| j + k) else {
+            continue;
+        };
+        let Some(end) = rust[close..].find(',').map(|k| close + k) else {
+            continue;
+        };
+        let reg = rust[j..close].trim_end_matches('"').to_string();
+        push(
+            0,
+            i,
+            format!("in(\"{reg}\") -> out(\"{reg}\") _"),
+            replace_at(rust, i, end, &format!("out(\"{reg}\") _")),
+        );
+    }
+    for (i, j) in find_all(rust, "options(nostack, readonly)") {
+        push(
+            0,
+            i,
+            "readonly -> nomem".into(),
+            replace_at(rust, i, j, "options(nostack, nomem)"),
+        );
+    }
+    for (i, j) in find_all(rust, "options(nostack)") {
+        push(
+            0,
+            i,
+            "options(nostack) -> options(nostack, readonly)".into(),
+            replace_at(rust, i, j, "options(nostack, readonly)"),
+        );
+    }
+    // Stores in either language's template: the offset moved by 8.
+    for (file, t) in src.iter().enumerate().take(2) {
+        for (_, j) in find_all(t, "sd a") {
+            let Some(comma) = t[j..].find(", ").map(|k| j + k + 2) else {
+                continue;
+            };
+            let Some(paren) = t[comma..].find('(').map(|k| comma + k) else {
+                continue;
+            };
+            let Ok(off) = t[comma..paren].parse::<i64>() else {
+                continue;
+            };
+            let moved = (off + 8) % 32;
+            push(
+                file,
+                comma,
+                format!("store offset {off} -> {moved}"),
+                replace_at(t, comma, paren, &moved.to_string()),
+            );
+        }
+    }
+    // C: each clobber string dropped (not the `__asm__("r")` register bindings), "+r" -> "=r".
+    let c = &src[1];
+    for (i, _) in c.match_indices('"') {
+        let Some(len) = c[i + 1..].find('"') else {
+            continue;
+        };
+        let lit = &c[i + 1..i + 1 + len];
+        let end = i + len + 2;
+        let prev = c[..i].trim_end().chars().next_back();
+        if !(is_reg_name(lit) || lit == "memory") || prev == Some('(') {
+            continue;
+        }
+        // Drop the literal and one adjacent comma.
+        let after = c[end..].trim_start();
+        let (s, e) = if after.starts_with(',') {
+            (i, end + (c[end..].len() - after.len()) + 1)
+        } else {
+            let before = c[..i].trim_end();
+            if !before.ends_with(',') {
+                continue;
+            }
+            (before.len() - 1, end)
+        };
+        push(
+            1,
+            i,
+            format!("clobber \"{lit}\" dropped"),
+            replace_at(c, s, e, ""),
+        );
+    }
+    for (i, j) in find_all(c, "\"+r\"") {
+        push(
+            1,
+            i,
+            "\"+r\" -> \"=r\"".into(),
+            replace_at(c, i, j, "\"=r\""),
+        );
+    }
+    // The header: each clobbered register dropped; a written register declared preserved.
+    let h = &src[2];
+    if let Some(line_at) = h.find("clobbers:") {
+        let list_start = line_at + "clobbers:".len();
+        let list_end = h[list_start..]
+            .find("preserves:")
+            .map(|k| list_start + k)
+            .unwrap_or(list_start);
+        let mut pos = list_start;
+        for item in h[list_start..list_end].split(',') {
+            let start = pos;
+            pos += item.len() + 1;
+            let name = item.trim().trim_end_matches('.');
+            if name.is_empty() {
+                continue;
+            }
+            let s = start + item.find(name).unwrap_or(0);
+            push(
+                2,
+                s,
+                format!("header clobbers without {name}"),
+                replace_at(h, s, s + name.len(), "zero"),
+            );
+        }
+        push(
+            2,
+            list_end,
+            "header preserves t0 too".into(),
+            replace_at(h, list_end, list_end + "preserves:".len(), "preserves: t0,"),
+        );
+    }
+    out
+}
+
+/// Judges every declaration mutant against the proved entries: (total, rejected, the
+/// accepted ones).
+pub fn run_declaration_mutants(
+    src: &[String; 3],
+    proved: &[Proved],
+) -> (usize, usize, Vec<String>) {
+    let muts = declaration_mutants(src);
+    let mut accepted = Vec::new();
+    let mut rejected = 0;
+    for m in &muts {
+        let mut texts = src.clone();
+        texts[m.file] = m.text.clone();
+        let bad = match crate::report::declarations_from(&texts) {
+            Ok(d) => !crate::report::declaration_errors(&d, proved).is_empty(),
+            Err(_) => true,
+        };
+        if bad {
+            rejected += 1;
+        } else {
+            accepted.push(m.what.clone());
+        }
+    }
+    (muts.len(), rejected, accepted)
 }

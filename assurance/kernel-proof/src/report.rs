@@ -28,11 +28,46 @@ pub struct Declarations {
     pub header: HeaderConvention,
 }
 
-pub fn declarations(root: &Path) -> Result<Declarations, String> {
-    let mut sites = wrappers::parse_rust(&read(root, RUST_WRAPPER)?, RUST_WRAPPER)?;
-    sites.extend(wrappers::parse_c(&read(root, C_WRAPPER)?, C_WRAPPER)?);
-    let header = wrappers::parse_header(&read(root, KERNEL_SOURCE)?, KERNEL_SOURCE)?;
+/// The three source texts the declarations come from: asm.rs, merge_asm.h, merge_rv64.s.
+pub fn declaration_sources(root: &Path) -> Result<[String; 3], String> {
+    Ok([
+        read(root, RUST_WRAPPER)?,
+        read(root, C_WRAPPER)?,
+        read(root, KERNEL_SOURCE)?,
+    ])
+}
+
+pub fn declarations_from(src: &[String; 3]) -> Result<Declarations, String> {
+    let mut sites = wrappers::parse_rust(&src[0], RUST_WRAPPER)?;
+    sites.extend(wrappers::parse_c(&src[1], C_WRAPPER)?);
+    let header = wrappers::parse_header(&src[2], KERNEL_SOURCE)?;
     Ok(Declarations { sites, header })
+}
+
+pub fn declarations(root: &Path) -> Result<Declarations, String> {
+    declarations_from(&declaration_sources(root)?)
+}
+
+/// The disagreements of `decl` with the proved entries (empty when all agree).
+pub fn declaration_errors(decl: &Declarations, proved: &[Proved]) -> Vec<String> {
+    let mut errs = Vec::new();
+    for p in proved {
+        errs.extend(check::check_header(p, &decl.header));
+    }
+    for s in &decl.sites {
+        match proved.iter().find(|p| p.name == s.entry) {
+            Some(p) => errs.extend(
+                check::check_site(p, s)
+                    .into_iter()
+                    .map(|m| format!("{}: {m}", s.origin)),
+            ),
+            None => errs.push(format!(
+                "{}: calls {}, which is not proved",
+                s.origin, s.entry
+            )),
+        }
+    }
+    errs
 }
 
 /// Checks the specification transcription against blake2b-rs (the reference C
