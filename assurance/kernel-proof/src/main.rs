@@ -178,8 +178,8 @@ fn run_mutants(
     let t1 = started.elapsed();
     println!("({:.1} s)", t1.as_secs_f64());
     if bit_flips {
-        let f = mutate::run_bit_flips(&mut img, &base, &ctx);
-        bad |= print_summary("single-bit flips of the encodings", &f, 1);
+        let f = mutate::run_bit_flips(&mut img, &base, &ctx, every);
+        bad |= print_summary("single-bit flips of the encodings", &f, every);
         println!("({:.1} s)", (started.elapsed() - t1).as_secs_f64());
     }
     println!("total time {:.1} s", started.elapsed().as_secs_f64());

@@ -509,11 +509,11 @@ pub fn run_mutants(img: &Image, base: &Baseline, ctx: &Context<'_>, mutants: &[M
     s
 }
 
-/// Every single-bit flip of every executed instruction's encoding, judged on the image with
-/// that bit flipped.
-pub fn run_bit_flips(img: &mut Image, base: &Baseline, ctx: &Context<'_>) -> Summary {
+/// Every single-bit flip of the encoding of every `every`-th executed instruction, judged on
+/// the image with that bit flipped.
+pub fn run_bit_flips(img: &mut Image, base: &Baseline, ctx: &Context<'_>, every: usize) -> Summary {
     let mut s = Summary::default();
-    for pc in base.pcs() {
+    for pc in base.pcs().into_iter().step_by(every.max(1)) {
         let Some(len) = img.code_at(pc).and_then(|c| decode(c).ok()).map(|d| d.len) else {
             continue;
         };
