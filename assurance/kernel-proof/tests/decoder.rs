@@ -66,7 +66,8 @@ fn release_binaries_match_llvm_objdump() {
         let path = common::release_dir().join(name);
         let img = common::release_image(name);
         let kernel = Baseline::new(&img).expect("kernel entries").pcs();
-        let (decoded, _) = compare(&path, &|a| kernel.contains(&a));
+        let (decoded, refused) = compare(&path, &|a| kernel.contains(&a));
+        println!("{name}: {decoded} instructions equal to llvm-objdump's, {refused} not decoded (none in the kernel)");
         assert!(decoded >= kernel.len(), "{name}: {decoded}");
     }
 }
