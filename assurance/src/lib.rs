@@ -11,6 +11,7 @@
 //! - [`diff`]: scenarios, mutations and the differential check shared by the fuzz target,
 //!   the corpus replay test and the VM test.
 
+pub mod accumulator;
 pub mod diff;
 pub mod exhaustive;
 pub mod hash;
