@@ -45,7 +45,7 @@ DEVNET="${CARGO_TARGET_DIR:-$ROOT/target}/release/ckb-devnet"
 # libssl-dev, pkg-config and libclang-dev build the CKB node (openssl-sys, RocksDB's bindgen).
 APT_PACKAGES=(clang-19 lld-19 llvm-19 protobuf-compiler gcc-riscv64-unknown-elf libssl-dev pkg-config libclang-dev)
 # Rust contracts, in the order their inputs take in tx.json (the C verifier sits between).
-RUST_CONTRACTS=(baseline-verifier compiled-verifier)
+RUST_CONTRACTS=(baseline-verifier compiled-verifier accumulator-type)
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,199 @@
+//! Type script of the MMR accumulator (docs/accumulator.md): args = a 32-byte type id, data =
+//! root || mmr_size. Creation checks CKB's type-id rule and the `CREATE`/`IMPORT` payload in
+//! `WitnessArgs.output_type`; an update (one group input, one group output) checks the
+//! `APPEND`/`EXTEND`/`KEEP` payload in `input_type`; destroying is refused. The transitions
+//! themselves are `mmr-accumulator`'s; this file only does the syscalls. No heap.
+#![no_std]
+#![cfg_attr(not(test), no_main)]
+
+#[cfg(not(test))]
+ckb_std::entry!(program_entry);
+
+use ckb_std::ckb_constants::{CellField, Source};
+use ckb_std::error::SysError;
+use ckb_std::syscalls;
+use mmr_accumulator::{witness, Error, Merge, Workspace, COMMITMENT_LEN};
+
+// ckb-std's entry links `alloc`, which needs a global allocator; nothing here allocates.
+#[cfg(not(test))]
+#[global_allocator]
+static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
+
+/// blake2b-256 "ckb-default-hash" of left || right, on the assembly kernel on riscv64.
+struct ContractMerge;
+
+impl Merge for ContractMerge {
+    #[inline(always)]
+    fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+        #[cfg(all(feature = "asm-kernel", target_arch = "riscv64"))]
+        mmr_blake2b::merge_into_asm(left, right, out);
+        #[cfg(not(all(feature = "asm-kernel", target_arch = "riscv64")))]
+        mmr_blake2b::merge_into(left, right, out);
+    }
+
+    #[cfg(all(feature = "asm-chain", target_arch = "riscv64"))]
+    #[inline(always)]
+    fn merge_to_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
+        mmr_blake2b::merge_to_words_asm(left, right)
+    }
+
+    #[cfg(all(feature = "asm-chain", target_arch = "riscv64"))]
+    #[inline(always)]
+    fn merge_words_left(node: [u64; 4], item: &[u8; 32]) -> [u64; 4] {
+        mmr_blake2b::merge_words_asm(node, item)
+    }
+
+    #[cfg(all(feature = "asm-chain", target_arch = "riscv64"))]
+    #[inline(always)]
+    fn merge_words_right(item: &[u8; 32], node: [u64; 4]) -> [u64; 4] {
+        mmr_blake2b::merge_words_right_asm(item, node)
+    }
+
+    #[inline(always)]
+    fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
+        mmr_blake2b::store_words(words, out);
+    }
+
+    #[inline(always)]
+    fn load_u64(bytes: &[u8; 8]) -> u64 {
+        mmr_blake2b::load_u64(bytes)
+    }
+
+    #[inline(always)]
+    fn load_words(bytes: &[u8; 32]) -> [u64; 4] {
+        mmr_blake2b::load_words(bytes)
+    }
+}
+
+/// Largest witness loaded; longer ones are refused (124), never truncated.
+const MAX_WITNESS_SIZE: usize = 65536;
+/// A `Script` with 32-byte args is 85 bytes; anything that does not fit has args of the
+/// wrong length.
+const SCRIPT_BUFFER: usize = 128;
+/// A `CellInput` (since u64, out point: tx hash 32, index u32) and the output index u64.
+const TYPE_ID_PREIMAGE: usize = 44 + 8;
+
+static mut WITNESS: [u8; MAX_WITNESS_SIZE] = [0; MAX_WITNESS_SIZE];
+static mut WORKSPACE: Workspace = Workspace::new();
+
+/// Whether cell `index` of `source` exists: one syscall that copies nothing.
+fn exists(index: usize, source: Source) -> Result<bool, Error> {
+    match syscalls::load_cell_data(&mut [], 0, index, source) {
+        Ok(_) | Err(SysError::LengthNotEnough(_)) => Ok(true),
+        Err(SysError::IndexOutOfBound) => Ok(false),
+        Err(_) => Err(Error::Syscall),
+    }
+}
+
+/// The 40 bytes of data of cell 0 of `source`, `None` when there is no such cell.
+fn data(source: Source, buf: &mut [u8; COMMITMENT_LEN]) -> Result<bool, Error> {
+    match syscalls::load_cell_data(buf, 0, 0, source) {
+        Ok(COMMITMENT_LEN) => Ok(true),
+        Ok(_) | Err(SysError::LengthNotEnough(_)) => Err(Error::DataLength),
+        Err(SysError::IndexOutOfBound) => Ok(false),
+        Err(_) => Err(Error::Syscall),
+    }
+}
+
+/// Field `field` of the `WitnessArgs` at the index of the group's first cell of `source`,
+/// loaded in full into the static buffer.
+fn witness_field(source: Source, field: usize) -> Result<&'static [u8], Error> {
+    // SAFETY: CKB scripts are single-threaded and this is called once per run, so this is the
+    // only reference to WITNESS. Static, in .bss: no load cost, no zeroing.
+    let buf: &'static mut [u8; MAX_WITNESS_SIZE] =
+        unsafe { &mut *core::ptr::addr_of_mut!(WITNESS) };
+    let len = match syscalls::load_witness(buf, 0, 0, source) {
+        Ok(len) => len,
+        Err(SysError::LengthNotEnough(_)) => return Err(Error::WitnessTooLarge),
+        Err(SysError::IndexOutOfBound) => return Err(Error::WitnessMissing),
+        Err(_) => return Err(Error::Syscall),
+    };
+    witness::field(&buf[..len], field)
+}
+
+fn workspace() -> &'static mut Workspace {
+    // SAFETY: single-threaded, and only one transition runs per script run.
+    unsafe { &mut *core::ptr::addr_of_mut!(WORKSPACE) }
+}
+
+/// CKB's type-id rule on creation: args == blake2b(first input || index of this output).
+fn check_type_id() -> Result<(), Error> {
+    let mut script = [0u8; SCRIPT_BUFFER];
+    let len = match syscalls::load_script(&mut script, 0) {
+        Ok(len) => len,
+        Err(SysError::LengthNotEnough(_)) => return Err(Error::ArgsLength),
+        Err(_) => return Err(Error::Syscall),
+    };
+    // CKB verified the `Script` molecule: args is its third field, a `Bytes`.
+    let field = |at: usize| -> Option<usize> {
+        let word = script.get(at..len)?.first_chunk::<4>()?;
+        usize::try_from(u32::from_le_bytes(*word)).ok()
+    };
+    let args_at = field(12).ok_or(Error::Syscall)?;
+    let args_len = field(args_at).ok_or(Error::Syscall)?;
+    if args_len != 32 {
+        return Err(Error::ArgsLength);
+    }
+    let args = script
+        .get(args_at + 4..len)
+        .and_then(|a| a.first_chunk::<32>())
+        .ok_or(Error::Syscall)?;
+
+    let mut preimage = [0u8; TYPE_ID_PREIMAGE];
+    match syscalls::load_input(&mut preimage[..44], 0, 0, Source::Input) {
+        Ok(44) => {}
+        _ => return Err(Error::Syscall),
+    }
+    let mut own = [0u8; 32];
+    if syscalls::load_script_hash(&mut own, 0) != Ok(32) {
+        return Err(Error::Syscall);
+    }
+    // The index of the group's output among all outputs: the first with this type.
+    let mut index = 0usize;
+    loop {
+        let mut hash = [0u8; 32];
+        match syscalls::load_cell_by_field(&mut hash, 0, index, Source::Output, CellField::TypeHash)
+        {
+            Ok(32) if hash == own => break,
+            Ok(32) | Err(SysError::ItemMissing) => index += 1,
+            // The group has an output, so the search cannot run past the last one.
+            _ => return Err(Error::Syscall),
+        }
+    }
+    preimage[44..].copy_from_slice(&(index as u64).to_le_bytes());
+    if mmr_blake2b::ckb_blake2b_256(&preimage) != *args {
+        return Err(Error::TypeIdMismatch);
+    }
+    Ok(())
+}
+
+fn run() -> Result<(), Error> {
+    if exists(1, Source::GroupInput)? {
+        return Err(Error::GroupInputs);
+    }
+    if exists(1, Source::GroupOutput)? {
+        return Err(Error::GroupOutputs);
+    }
+    let mut input = [0u8; COMMITMENT_LEN];
+    let mut output = [0u8; COMMITMENT_LEN];
+    let has_input = data(Source::GroupInput, &mut input)?;
+    if !has_input {
+        // Creation: the script runs only because the group has an output.
+        check_type_id()?;
+        data(Source::GroupOutput, &mut output)?;
+        let payload = witness_field(Source::GroupOutput, witness::OUTPUT_TYPE)?;
+        return mmr_accumulator::verify_creation::<ContractMerge>(workspace(), payload, &output);
+    }
+    if !data(Source::GroupOutput, &mut output)? {
+        return Err(Error::DestroyRefused);
+    }
+    let payload = witness_field(Source::GroupInput, witness::INPUT_TYPE)?;
+    mmr_accumulator::verify_update::<ContractMerge>(workspace(), payload, &input, &output)
+}
+
+pub fn program_entry() -> i8 {
+    match run() {
+        Ok(()) => 0,
+        Err(e) => e.code(),
+    }
+}
