@@ -11,7 +11,6 @@ use devnet::wallet::{Wallet, DEFAULT_FEE_RATE, SHANNONS_PER_CKB};
 use devnet::{out_point_text, parse_hash, parse_out_point};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use tx_generator::{hex, Format, Mode};
 
 const USAGE: &str = "\
@@ -548,16 +547,12 @@ fn cmd_scenario(raw: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn main() -> ExitCode {
+fn main() {
     node::install_signal_handler();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
-        return if args.is_empty() {
-            ExitCode::from(2)
-        } else {
-            ExitCode::SUCCESS
-        };
+        node::exit(if args.is_empty() { 2 } else { 0 });
     }
     // `--type-id` names an existing deployment everywhere but deploy, where it asks for one.
     let mut rest: Vec<String> = args[1..].to_vec();
@@ -579,11 +574,15 @@ fn main() -> ExitCode {
             "unknown command {other:?}\n\n{USAGE}"
         ))),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match result {
+        Ok(()) => 0,
+        // After an interrupt the failure is the interrupt's doing (the handler stopped the
+        // node this command was talking to): `node::exit` says 130, and nothing else is said.
+        Err(_) if node::interrupted() => 130,
         Err(e) => {
             eprintln!("ckb-devnet: error: {e}");
-            ExitCode::from(e.exit_code())
+            e.exit_code()
         }
-    }
+    };
+    node::exit(code)
 }

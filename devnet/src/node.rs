@@ -9,6 +9,7 @@ use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -20,18 +21,56 @@ pub const GENESIS_MESSAGE: &str = "ckb-mmr-verifiers devnet";
 /// PIDs and directories of the nodes this process owns, for the signal handler.
 static OWNED: Mutex<Vec<(i32, PathBuf)>> = Mutex::new(Vec::new());
 
-/// Stops every owned node, then exits 130, on SIGINT, SIGTERM or SIGHUP. Call once, early,
-/// in a binary that starts nodes.
+/// Set by the signal handler before it stops anything. Stopping an owned node makes the main
+/// thread's next RPC call fail; the main thread must then exit 130 like the handler, not
+/// report that failure (an unreachable node, a failed start) as the command's own error.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Held by the one thread that ends the process ([`exit`]): the signal handler and the main
+/// thread never run the clean-up twice or call `exit` concurrently.
+static EXITING: Mutex<()> = Mutex::new(());
+
+/// Whether SIGINT, SIGTERM or SIGHUP has arrived. Once it has, the process exits 130.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Records the interrupt, stops every owned node by its PID, then exits 130, on SIGINT,
+/// SIGTERM or SIGHUP; a panic after an interrupt (a thread tripping over the node it lost)
+/// exits the same way, silently. Call once, early, in a binary that starts nodes, and end
+/// its `main` with [`exit`].
 pub fn install_signal_handler() {
     let _ = ctrlc::set_handler(|| {
-        let owned: Vec<(i32, PathBuf)> = OWNED.lock().map(|p| p.clone()).unwrap_or_default();
-        for (pid, dir) in owned {
-            crate::chain::progress(&format!("interrupted, stopping node (pid {pid})"));
-            terminate(pid, Duration::from_secs(20));
-            let _ = std::fs::remove_file(dir.join("node.pid"));
-        }
-        std::process::exit(130);
+        INTERRUPTED.store(true, Ordering::SeqCst);
+        exit(130)
     });
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if interrupted() {
+            exit(130);
+        }
+        default_hook(info)
+    }));
+}
+
+/// Ends the process with `code`, or with 130 if an interrupt has arrived (whatever the
+/// caller was doing), after stopping every node this process still owns. Whichever thread
+/// comes second waits here until the process is gone.
+pub fn exit(code: u8) -> ! {
+    let _one_exit = EXITING.lock().unwrap_or_else(|e| e.into_inner());
+    let interrupted = interrupted();
+    let owned: Vec<(i32, PathBuf)> = OWNED
+        .lock()
+        .map(|p| p.clone())
+        .unwrap_or_else(|e| e.into_inner().clone());
+    for (pid, dir) in owned {
+        if interrupted {
+            crate::chain::progress(&format!("interrupted, stopping node (pid {pid})"));
+        }
+        terminate(pid, Duration::from_secs(20));
+        let _ = std::fs::remove_file(dir.join("node.pid"));
+    }
+    std::process::exit(if interrupted { 130 } else { code.into() })
 }
 
 /// SIGTERM, then SIGKILL if the process is still there after `grace`; reaps it when it is our
@@ -257,16 +296,20 @@ impl Node {
                 }),
             };
         }
+        // Spawned under the lock the signal handler takes, so it either sees this node or
+        // runs before the node exists; an interrupt that came earlier refuses the start.
+        let mut owned = OWNED.lock().unwrap_or_else(|e| e.into_inner());
+        if interrupted() {
+            return Err(Error::Node("interrupted before the node started".into()));
+        }
         let child = cmd
             .spawn()
             .map_err(|e| Error::Node(format!("starting {}: {e}", ckb.display())))?;
         let pid = child.id() as i32;
         if tie == Tie::Owner {
-            OWNED
-                .lock()
-                .map_err(|_| Error::Node("lock poisoned".into()))?
-                .push((pid, dir.to_path_buf()));
+            owned.push((pid, dir.to_path_buf()));
         }
+        drop(owned);
         std::fs::write(dir.join("node.pid"), format!("{pid}\n"))
             .map_err(|e| Error::Node(e.to_string()))?;
         let mut node = Node {

@@ -423,38 +423,6 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
 }
 
 #[test]
-fn ctrl_c_during_the_scenario_leaves_no_process() {
-    let dir = common::test_dir("scenario-ctrl-c");
-    let mut child = Command::new(BIN)
-        .args([
-            "scenario",
-            "--dir",
-            &dir.display().to_string(),
-            "--release",
-            &common::release().display().to_string(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    for line in stderr.by_ref() {
-        if line.unwrap().contains("deploying") {
-            break;
-        }
-    }
-    let drain = std::thread::spawn(move || stderr.count());
-    signal(child.id(), libc::SIGINT);
-    assert_eq!(child.wait().unwrap().code(), Some(130));
-    drain.join().unwrap();
-    assert!(
-        common::no_process_left(&dir, 30),
-        "a process still runs in {}",
-        dir.display()
-    );
-}
-
-#[test]
 fn a_failing_test_that_owns_a_node_leaves_no_process() {
     let dir = common::root().join("build/tmp/devnet-tests/panicking/chain");
     let owner = std::thread::spawn(|| {
