@@ -24,7 +24,8 @@
 #                                           with all three verifiers on the real node's tx pool;
 #                                           table + build/devnet/report.json, then stops the node
 #   ./build.sh devnet start | stop          keep a dev chain running for you (prints its RPC URL)
-#   ./build.sh deps                         install missing prerequisites only
+#   ./build.sh deps                         install every missing prerequisite of the test command
+#                                           (the CKB node included) and nothing else
 #   ./build.sh help                         this text
 #
 # Prerequisites (Debian packages, the Rust target, ckb-debugger 1.1.1, the CKB node 0.210.0)
@@ -42,8 +43,10 @@ TX_GENERATOR="${CARGO_TARGET_DIR:-$ROOT/target}/release/tx-generator"
 LAB="${CARGO_TARGET_DIR:-$ROOT/target}/release/cycle-lab"
 CKB_NODE_VERSION=0.210.0
 DEVNET="${CARGO_TARGET_DIR:-$ROOT/target}/release/ckb-devnet"
-# libssl-dev, pkg-config and libclang-dev build the CKB node (openssl-sys, RocksDB's bindgen).
-APT_PACKAGES=(clang-19 lld-19 llvm-19 protobuf-compiler gcc-riscv64-unknown-elf libssl-dev pkg-config libclang-dev)
+# What building and running the verifiers needs (protobuf-compiler builds ckb-debugger).
+APT_PACKAGES=(clang-19 lld-19 llvm-19 protobuf-compiler gcc-riscv64-unknown-elf)
+# The CKB node's build only (openssl-sys, RocksDB's bindgen).
+NODE_APT_PACKAGES=(libssl-dev pkg-config libclang-dev)
 # Rust contracts, in the order their inputs take in tx.json (the C verifier sits between).
 RUST_CONTRACTS=(baseline-verifier compiled-verifier accumulator-type)
 
@@ -52,6 +55,7 @@ die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
 
 export PATH="$HOME/.cargo/bin:$PATH"
 
+# Installs the Debian packages named in APT_PACKAGES that are missing.
 install_apt_packages() {
     local missing=()
     for pkg in "${APT_PACKAGES[@]}"; do
@@ -108,11 +112,17 @@ ckb_node_ok() {
 # `devnet` start it first, in the background and in its own process group, and wait for it
 # only when they need the node; the other installs and builds overlap with it (many of their
 # phases are single-threaded). If build.sh ends first, it stops the build by that PID.
+# It compiles with the pinned toolchain and links the node's Debian packages, so both are
+# installed first: a toolchain that rustup installs or replaces while cargo runs breaks it.
 CKB_INSTALL_PID=""
 CKB_INSTALL_LOG="$ROOT/build/tmp/ckb-install.log"
 start_ckb_node_install() {
     ckb_node_ok && return 0
     [ -n "$CKB_INSTALL_PID" ] && return 0
+    install_apt_packages
+    local APT_PACKAGES=("${NODE_APT_PACKAGES[@]}")
+    install_apt_packages
+    install_rust
     mkdir -p "$(dirname "$CKB_INSTALL_LOG")"
     say "installing the CKB node $CKB_NODE_VERSION with cargo install, in the background (about 26 minutes on 2 cores, once; log: ${CKB_INSTALL_LOG#"$ROOT/"})"
     CKB_INSTALL_START=$SECONDS
@@ -151,16 +161,28 @@ install_node() {
     install_apt_packages
 }
 
+# What building, running and measuring the verifiers needs.
 deps() {
     install_apt_packages
     install_rust
     install_ckb_debugger
+}
+
+# What the test command needs besides: node and npm for the TypeScript kit, cargo-fuzz for
+# the bounded differential fuzz run (SECURITY.md).
+test_deps() {
+    deps
     install_node
-    # cargo-fuzz for the bounded differential fuzz run of `./build.sh test` (SECURITY.md).
     cargo fuzz --version 2>/dev/null | grep -qx "cargo-fuzz 0.13.1" || {
         say "installing cargo-fuzz 0.13.1 with cargo install (a minute or two, once)"
         cargo install cargo-fuzz --version 0.13.1 --locked >&2 || die "cargo install cargo-fuzz 0.13.1 failed"
     }
+}
+
+# ckb-devnet alone, for the commands that only talk to a node (no contracts rebuilt).
+build_devnet() {
+    say "building ckb-devnet"
+    cargo build --quiet --release --locked -p devnet >&2 || die "building ckb-devnet failed"
 }
 
 # Builds one Rust contract with the given cargo feature arguments and installs it under
@@ -387,6 +409,12 @@ on_exit() {
     compare_cleanup
 }
 trap on_exit EXIT
+# An interrupt ends build.sh with the shell's usual code for it (after the foreground command,
+# which got the same signal from the terminal, has ended), and the EXIT trap still stops the
+# node's background install, which runs in a session of its own and never sees the signal.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 compare_cleanup() {
     [ -n "$COMPARE_WORK" ] || return 0
@@ -528,7 +556,7 @@ run_js_tests() {
 case "${1:-run}" in
     run) deps; build_all; run ;;
     build) deps; build_all ;;
-    deps) start_ckb_node_install; deps; wait_ckb_node ;;
+    deps) start_ckb_node_install; test_deps; wait_ckb_node ;;
     journey) deps; build_all; journey ;;
     growth) deps; build_all; growth ;;
     sweep) deps; build_all; shift; sweep "$@" ;;
@@ -537,8 +565,17 @@ case "${1:-run}" in
     bless) deps; build_all; build_lab; "$LAB" gate --bless ;;
     checksums) deps; build_all; build_lab; "$LAB" checksums --release-dir "$RELEASE" --write "$ROOT/checksums.txt"; cat "$ROOT/checksums.txt" ;;
     kernel-proof) deps; build_all; shift; kernel_proof "$@" ;;
-    test) start_ckb_node_install; deps; build_all; run_tests ;;
-    devnet) start_ckb_node_install; deps; build_all; wait_ckb_node; shift; devnet "$@" ;;
+    test) start_ckb_node_install; test_deps; build_all; run_tests ;;
+    devnet)
+        shift
+        case "${1:-scenario}" in
+            # The scenario deploys the contracts: build them while the node installs.
+            scenario) start_ckb_node_install; deps; build_all; wait_ckb_node ;;
+            start) start_ckb_node_install; build_devnet; wait_ckb_node ;;
+            # Stopping needs ckb-devnet only, not the node's install.
+            *) install_rust; build_devnet ;;
+        esac
+        devnet "$@" ;;
     help | -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$1' (try: ./build.sh help)" ;;
 esac
