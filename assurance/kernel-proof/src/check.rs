@@ -85,9 +85,18 @@ impl std::fmt::Display for Failure {
                 spec,
             } => write!(
                 f,
-                "output word {word} ({reg}) differs from the specification:\n  kernel: {kernel}\n  spec:   {spec}"
+                "output word {word} ({reg}) differs from the specification's; innermost difference:\n      kernel: {}\n      spec:   {}",
+                clip(kernel),
+                clip(spec)
             ),
         }
+    }
+}
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(160) {
+        Some((i, _)) => format!("{} ...", &s[..i]),
+        None => s.to_string(),
     }
 }
 
@@ -140,11 +149,12 @@ pub fn prove_entry(
     for (i, &reg) in OUTPUTS.iter().enumerate() {
         let got = out.regs[usize::from(reg.0)];
         if got != want[i] {
+            let (kernel, spec) = arena.difference(got, want[i]);
             return Err(Failure::Mismatch {
                 word: i,
                 reg,
-                kernel: arena.show(got, 3),
-                spec: arena.show(want[i], 3),
+                kernel,
+                spec,
             });
         }
     }

@@ -240,6 +240,59 @@ impl Arena {
         out.into_iter().collect()
     }
 
+    /// Where two expressions differ, for messages: descends while both have the same shape,
+    /// into differing operands of the same kind, and renders the innermost differing pair
+    /// (for sums and xors, only the operands that are not shared).
+    pub fn difference(&self, a: Id, b: Id) -> (String, String) {
+        let (mut a, mut b) = (a, b);
+        loop {
+            if a == b {
+                return ("(equal)".into(), "(equal)".into());
+            }
+            let next = match (self.node(a), self.node(b)) {
+                (Node::Add(x), Node::Add(y)) | (Node::Xor(x), Node::Xor(y)) => {
+                    let (ox, oy) = (multiset_minus(x, y), multiset_minus(y, x));
+                    // Several operands differ when one change spread: follow the first pair
+                    // of the same kind, which leads back towards where it started.
+                    let same_kind = |p: Id, q: Id| {
+                        std::mem::discriminant(self.node(p)) == std::mem::discriminant(self.node(q))
+                    };
+                    let pair = ox
+                        .iter()
+                        .find_map(|&p| oy.iter().find(|&&q| same_kind(p, q)).map(|&q| (p, q)));
+                    if let Some(p) = pair {
+                        Some(p)
+                    } else {
+                        let op = if matches!(self.node(a), Node::Add(_)) {
+                            " + "
+                        } else {
+                            " ^ "
+                        };
+                        let show = |v: &[Id]| {
+                            v.iter()
+                                .map(|&t| self.show(t, 2))
+                                .collect::<Vec<_>>()
+                                .join(op)
+                        };
+                        return (
+                            format!("... {op} {}", show(&ox)),
+                            format!("... {op} {}", show(&oy)),
+                        );
+                    }
+                }
+                (Node::Rotr(x, k), Node::Rotr(y, j)) if k == j => Some((*x, *y)),
+                (Node::Op(o, x1, x2), Node::Op(p, y1, y2)) if o == p && (x1 == y1 || x2 == y2) => {
+                    Some(if x1 == y1 { (*x2, *y2) } else { (*x1, *y1) })
+                }
+                _ => None,
+            };
+            match next {
+                Some((x, y)) => (a, b) = (x, y),
+                None => return (self.show(a, 2), self.show(b, 2)),
+            }
+        }
+    }
+
     /// A short rendering for messages (depth-limited).
     pub fn show(&self, id: Id, depth: usize) -> String {
         if depth == 0 {
@@ -274,4 +327,21 @@ pub fn side_name(s: Side) -> &'static str {
         Side::Left => "left",
         Side::Right => "right",
     }
+}
+
+/// The operands of `x` not matched by one in `y` (both sorted).
+fn multiset_minus(x: &[Id], y: &[Id]) -> Vec<Id> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for &t in x {
+        while j < y.len() && y[j] < t {
+            j += 1;
+        }
+        if j < y.len() && y[j] == t {
+            j += 1;
+        } else {
+            out.push(t);
+        }
+    }
+    out
 }

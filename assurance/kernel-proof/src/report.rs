@@ -241,7 +241,13 @@ pub fn check_image(label: &str, img: &Image, decl: &Declarations, concrete: usiz
                 }
                 entries.push((e.name, Ok(p)));
             }
-            Err(f) => entries.push((e.name, Err(f.to_string()))),
+            Err(f) => {
+                let mut msg = f.to_string();
+                if matches!(f, check::Failure::Mismatch { .. }) {
+                    msg.push_str(&counterexample(img, e, img.symbol(e.name).unwrap_or(0)));
+                }
+                entries.push((e.name, Err(msg)))
+            }
         }
     }
     ImageReport {
@@ -249,6 +255,40 @@ pub fn check_image(label: &str, img: &Image, decl: &Declarations, concrete: usiz
         entries,
         errors,
     }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A concrete input on which the entry and the specification differ, in words, for a
+/// failed proof (all zero first, then random inputs).
+fn counterexample(img: &Image, e: &check::Entry, addr: u64) -> String {
+    let mut rng = SplitMix(0xc0de);
+    for i in 0..64 {
+        let (l, r) = if i == 0 {
+            ([0u8; 32], [0u8; 32])
+        } else {
+            (rng.bytes32(), rng.bytes32())
+        };
+        let want = check::spec_concrete(&l, &r);
+        let got = check::run_concrete(img, e, addr, l, r, &mut rng, &|_| None);
+        let to_bytes = |w: [u64; 4]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        match got {
+            Ok(g) if g == want => continue,
+            Ok(g) => {
+                return format!(
+                    "\n      counterexample: left {} right {}\n        kernel {}\n        BLAKE2b-256 {}",
+                    hex(&l),
+                    hex(&r),
+                    hex(&to_bytes(g)),
+                    hex(&to_bytes(want))
+                )
+            }
+            Err(f) => return format!("\n      concrete run refused: {f}"),
+        }
+    }
+    "\n      (no counterexample among 64 concrete inputs)".into()
 }
 
 /// The loaded segments of a stripped binary and its `.debug` copy must be the same bytes,
@@ -344,6 +384,8 @@ pub fn run(opts: &Options) -> Outcome {
         }
     }
     let mut with_kernel = 0;
+    let mut errors: std::collections::BTreeMap<String, Vec<String>> =
+        std::collections::BTreeMap::new();
     for (label, img) in &images {
         let r = check_image(label, img, &decl, opts.concrete_samples);
         if r.entries.is_empty() {
@@ -373,10 +415,19 @@ pub fn run(opts: &Options) -> Outcome {
                 let _ = writeln!(t, "  {name:<28} not linked");
             }
         }
-        for e in &r.errors {
+        for e in r.errors {
             ok = false;
-            fail(&mut t, format!("{label}: {e}"));
+            errors.entry(e).or_insert_with(Vec::new).push(label.clone());
         }
+    }
+    // The declarations are the same for every image: each disagreement once.
+    for (e, labels) in &errors {
+        let which = if labels.len() == with_kernel {
+            "every image".to_string()
+        } else {
+            labels.join(", ")
+        };
+        fail(&mut t, format!("{e} (in {which})"));
     }
     if with_kernel == 0 {
         ok = false;
