@@ -417,7 +417,7 @@ pub fn run(opts: &Options) -> Outcome {
         }
         for e in r.errors {
             ok = false;
-            errors.entry(e).or_insert_with(Vec::new).push(label.clone());
+            errors.entry(e).or_default().push(label.clone());
         }
     }
     // The declarations are the same for every image: each disagreement once.
