@@ -29,14 +29,6 @@ typedef struct {
   void *ctx;
 } mmr_owner_env_t;
 
-/* 32-byte equality with a one-byte early out (mmr_lock::owner::same). */
-static inline int mmr_hash_eq(const uint8_t *a, const uint8_t *b) {
-  return a[0] == b[0] && cp_u64le(a) == cp_u64le(b) &&
-         cp_u64le(a + 8) == cp_u64le(b + 8) &&
-         cp_u64le(a + 16) == cp_u64le(b + 16) &&
-         cp_u64le(a + 24) == cp_u64le(b + 24);
-}
-
 /*
  * mmr_lock::owner::find_owner over the leaves of a compiled payload that cp_verify accepted
  * (so its n >= 1 leaf records of 40 bytes, value at +8, are all in bounds). Inputs are

@@ -4,7 +4,9 @@
  * assembly merge kernel, see below).
  *
  * Flow and exit codes mirror the Rust verifiers exactly (docs/error-codes.md):
- *   1. load the script, parse args (1 ArgsLength, 2 ArgsEncoding, 8 MmrSizeInvalid);
+ *   1. load the script, parse args (1 ArgsLength, 2 ArgsEncoding, 8 MmrSizeInvalid); by
+ *      reference (33-byte args), the accumulator cell dep's data stands for root and size
+ *      (90 AccumulatorNotFound, 91 AccumulatorAmbiguous, 92 AccumulatorDataLength, 8);
  *   2. load witness 0 of the group inputs (3 WitnessMissing, 4 WitnessTooLarge, 7 Syscall);
  *   3. strict WitnessArgs parse (5 WitnessEncoding, 6 LockFieldMissing);
  *   4. run the compiled proof (40-79), compare its root with the args (9 RootMismatch);
@@ -23,17 +25,46 @@
 #endif
 #include "mmr_lock.h"
 
-/* As mmr_lock::load's SCRIPT_BUFFER: a Script with 40-byte args is 93 bytes (41: 94), so
- * one that does not fit has args of the wrong length. */
+/* As mmr_lock::load's SCRIPT_BUFFER: a Script with 40-byte args is 93 bytes (41: 94, 33: 86),
+ * so one that does not fit has args of the wrong length. */
 #define SCRIPT_BUF_SIZE 256
 
 static uint8_t g_script[SCRIPT_BUF_SIZE];
 static uint8_t g_witness[MMR_MAX_WITNESS_SIZE];
 
+/* By reference, the cell deps of the running transaction (mmr_lock::load::dep_type_hash and
+ * follow): exactly 32 bytes of type hash, else Syscall. */
+static int dep_type_hash(void *ctx, uint64_t index, uint8_t out[32]) {
+  (void)ctx;
+  uint64_t len = 32;
+  int ret = ckb_load_cell_by_field(out, &len, 0, index, CKB_SOURCE_CELL_DEP,
+                                   CKB_CELL_FIELD_TYPE_HASH);
+  if (ret == CKB_INDEX_OUT_OF_BOUND) {
+    return MMR_DEP_END;
+  }
+  if (ret == CKB_ITEM_MISSING) {
+    return MMR_DEP_NO_TYPE;
+  }
+  if (ret != CKB_SUCCESS || len != 32) {
+    return MMR_ERR_SYSCALL;
+  }
+  return MMR_OK;
+}
+
+static int dep_data(void *ctx, uint64_t index, uint8_t *buf, uint64_t *len) {
+  (void)ctx;
+  if (ckb_load_cell_data(buf, len, 0, index, CKB_SOURCE_CELL_DEP) != CKB_SUCCESS) {
+    return MMR_ERR_SYSCALL;
+  }
+  return MMR_OK;
+}
+
+static const mmr_dep_env_t g_dep_env = {dep_type_hash, dep_data, NULL};
+
 /* mmr_lock::load::load_args, step for step: CKB has already verified the Script molecule
  * (table { code_hash, hash_type, args: Bytes }), so only the args field is located, with
  * every read bounds-checked (failures are Syscall, as in Rust). */
-static int load_args(const uint8_t **args, uint64_t *args_len) {
+static int load_args(uint8_t **args, uint64_t *args_len) {
   uint64_t len = SCRIPT_BUF_SIZE;
   if (ckb_load_script(g_script, &len, 0) != CKB_SUCCESS) {
     return MMR_ERR_SYSCALL;
@@ -85,14 +116,16 @@ static int input_lock_hash(void *ctx, uint64_t index, uint8_t out[32]) {
 static const mmr_owner_env_t g_owner_env = {own_hash, input_lock_hash, NULL};
 
 int main(void) {
-  const uint8_t *args_bytes;
+  uint8_t *args_bytes;
   uint64_t args_len;
   int rc = load_args(&args_bytes, &args_len);
   if (rc != MMR_OK) {
     return rc;
   }
   mmr_lock_args_t args;
-  rc = mmr_parse_args(args_bytes, args_len, &args);
+  /* By reference, the accumulator's data is loaded over the args in g_script. */
+  rc = mmr_parse_args(args_bytes, args_len, (uint64_t)(g_script + SCRIPT_BUF_SIZE - args_bytes),
+                      &g_dep_env, &args);
   if (rc != MMR_OK) {
     return rc;
   }

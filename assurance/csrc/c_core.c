@@ -22,14 +22,60 @@ int assurance_c_verify(const uint8_t *payload, uint64_t len, uint64_t leaf_count
   return cp_verify(payload, len, leaf_count, root);
 }
 
-/* c/verifier.c's plain (40-byte args) mode after its two loads, in its order: args (1, 8),
- * witness 0 missing (3), longer than the buffer (4), then WitnessArgs (5, 6) and the
- * compiled proof (c/mmr_lock.h's mmr_lock_verify_witness without the owner step, which
- * needs the transaction's inputs and has its own tests). */
-int assurance_c_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
-                     uint64_t witness_len, int has_witness) {
+/* A cell dep of the emulated transaction, as src/native.rs's CellDepFfi lays it out. */
+typedef struct {
+  int32_t typed;
+  uint8_t type_hash[32];
+  const uint8_t *data;
+  uint64_t data_len;
+} assurance_dep_t;
+
+typedef struct {
+  const assurance_dep_t *deps;
+  uint64_t count;
+} assurance_deps_t;
+
+static int dep_type_hash(void *ctx, uint64_t index, uint8_t out[32]) {
+  const assurance_deps_t *t = ctx;
+  if (index >= t->count) {
+    return MMR_DEP_END;
+  }
+  if (!t->deps[index].typed) {
+    return MMR_DEP_NO_TYPE;
+  }
+  for (int i = 0; i < 32; i++) {
+    out[i] = t->deps[index].type_hash[i];
+  }
+  return MMR_OK;
+}
+
+/* As the syscall: at most *len bytes copied, *len set to the data's full length. */
+static int dep_data(void *ctx, uint64_t index, uint8_t *buf, uint64_t *len) {
+  const assurance_deps_t *t = ctx;
+  if (index >= t->count) {
+    return MMR_ERR_SYSCALL;
+  }
+  const assurance_dep_t *d = &t->deps[index];
+  for (uint64_t i = 0; i < d->data_len && i < *len; i++) {
+    buf[i] = d->data[i];
+  }
+  *len = d->data_len;
+  return MMR_OK;
+}
+
+/* c/verifier.c's plain and by-reference modes after its two loads, in its order: args (1, 2,
+ * 8; by reference 90, 91, 92, 8 from the given cell deps), witness 0 missing (3), longer than
+ * the buffer (4), then WitnessArgs (5, 6) and the compiled proof (c/mmr_lock.h's
+ * mmr_lock_verify_witness without the owner step, which needs the transaction's inputs and
+ * has its own tests). args must be writable for room >= 41 bytes when shorter than 40, as the
+ * contract's script buffer is: by reference the accumulator's data is loaded over them. */
+int assurance_c_lock(uint8_t *args, uint64_t args_len, uint64_t room, const uint8_t *witness,
+                     uint64_t witness_len, int has_witness, const assurance_dep_t *deps,
+                     uint64_t dep_count) {
+  const assurance_deps_t t = {deps, dep_count};
+  const mmr_dep_env_t env = {dep_type_hash, dep_data, (void *)&t};
   mmr_lock_args_t a;
-  int rc = mmr_parse_args(args, args_len, &a);
+  int rc = mmr_parse_args(args, args_len, room, &env, &a);
   if (rc != MMR_OK) {
     return rc;
   }

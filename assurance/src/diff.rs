@@ -886,7 +886,7 @@ impl Case {
             if (b == 0) != (r == 0) {
                 return fail("format-independent mutation, different verdicts".into());
             }
-            let lock_level = |x: i8| (1..=8).contains(&x);
+            let lock_level = |x: i8| (1..=8).contains(&x) || (90..=99).contains(&x);
             if (lock_level(b) || lock_level(r)) && b != r {
                 return fail("format-independent mutation, different lock-level codes".into());
             }

@@ -297,7 +297,11 @@ class Out:
 def lock_expected(args, witness):
     """The whole lock, for vectors whose payload goes through spec_verify. The emulated
     transaction's only input is the lock's own cell, so owner mode (41-byte args, flags
-    0x01) ends in 80 OwnerNotFound once the proof verifies (docs/deploy.md)."""
+    0x01) ends in 80 OwnerNotFound once the proof verifies (docs/deploy.md); its only cell
+    dep is the verifier's code, no accumulator, so by-reference args (33 bytes, flags 0x02 or
+    0x03) end in 90 AccumulatorNotFound."""
+    if len(args) == 33:
+        return 90 if args[32] in (0x02, 0x03) else 2
     if len(args) == 41:
         if args[40] != 0x01:
             return 2
@@ -670,7 +674,7 @@ def deep(out):
 
 
 def lock_vectors(out):
-    out.comment("lock level (codes 1-9, 80), L lines: raw args and raw witness")
+    out.comment("lock level (codes 1-9, 80, 90), L lines: raw args and raw witness")
     L3 = leaf_values(3, 3)
     r3 = root_of(L3)
     good = compile_proof(L3, [1])
@@ -693,6 +697,16 @@ def lock_vectors(out):
     cases.append((args_of(bytes(32), 4) + b"\x01", witness_args(good), 9, "owner-root-mismatch"))
     cases.append((b"", witness_args(good), 1, "args-empty"))
     cases.append((args[:39], None, 1, "args-39-no-witness"))
+    # by reference: 33 bytes, flags 0x02 or 0x03 (the transaction has no accumulator), checked
+    # before the witness; other flags are 2, other short lengths 1
+    for flags in (0x02, 0x03):
+        cases.append((args[:32] + bytes([flags]), witness_args(good), 90,
+                      "ref-%02x-no-accumulator" % flags))
+        cases.append((args[:32] + bytes([flags]), None, 90, "ref-%02x-no-witness" % flags))
+    for flags in (0x00, 0x01, 0x04, 0x06, 0x82, 0xFF):
+        cases.append((args[:32] + bytes([flags]), witness_args(good), 2, "ref-flags-%02x" % flags))
+    for n in (32, 34):
+        cases.append((args[:32] + b"\x02\x02"[:n - 32], witness_args(good), 1, "args-%d" % n))
     cases.append((args_of(r3, 5), witness_args(good), 8, "size-5"))
     cases.append((args_of(r3, 0), witness_args(good), 8, "size-0"))
     cases.append((args_of(r3, 2 ** 64 - 1), witness_args(good), 8, "size-max"))

@@ -4,7 +4,8 @@
  * natively (the contract's exact C code, other than the syscalls), and
  * emulating the loads of c/verifier.c (args, witness 0 of the group inputs, and in owner
  * mode the lock hashes of a transaction whose only input is the lock's own cell, as
- * ckb-script runs the vectors in tests/tests/compiled.rs: owner mode then exits 80).
+ * ckb-script runs the vectors in tests/tests/compiled.rs: owner mode then exits 80; whose
+ * only cell dep is the verifier's code, no accumulator: by-reference args then exit 90).
  *
  * Usage: harness [-v] FILE...      run every vector of every file
  *        harness --self-test       built-in checks of lock_common.h and cp_merge
@@ -52,18 +53,81 @@ static int emulated_input_lock_hash(void *ctx, uint64_t index, uint8_t out[32]) 
   return MMR_OK;
 }
 
+/* The emulated cell deps: deps[i] has a type script (typed, its hash) or none, and data. */
+typedef struct {
+  int typed;
+  uint8_t type_hash[32];
+  const uint8_t *data;
+  uint64_t data_len;
+} emulated_dep_t;
+
+typedef struct {
+  const emulated_dep_t *deps;
+  uint64_t count;
+  uint64_t failing; /* the index whose type hash load fails (7), or UINT64_MAX */
+} emulated_deps_t;
+
+static int emulated_dep_type_hash(void *ctx, uint64_t index, uint8_t out[32]) {
+  const emulated_deps_t *t = ctx;
+  if (index == t->failing) {
+    return MMR_ERR_SYSCALL;
+  }
+  if (index >= t->count) {
+    return MMR_DEP_END;
+  }
+  if (!t->deps[index].typed) {
+    return MMR_DEP_NO_TYPE;
+  }
+  memcpy(out, t->deps[index].type_hash, 32);
+  return MMR_OK;
+}
+
+/* As the syscall: at most *len bytes copied, *len set to the data's full length. */
+static int emulated_dep_data(void *ctx, uint64_t index, uint8_t *buf, uint64_t *len) {
+  const emulated_deps_t *t = ctx;
+  if (index >= t->count) {
+    return MMR_ERR_SYSCALL;
+  }
+  const emulated_dep_t *d = &t->deps[index];
+  uint64_t n = d->data_len < *len ? d->data_len : *len;
+  if (n) {
+    memcpy(buf, d->data, n);
+  }
+  *len = d->data_len;
+  return MMR_OK;
+}
+
+/* The vectors' transaction: one cell dep, the verifier's code cell, without a type script. */
+static const emulated_dep_t g_code_dep = {0, {0}, NULL, 0};
+static const emulated_deps_t g_vector_deps = {&g_code_dep, 1, UINT64_MAX};
+
 /* witness == NULL: no witness 0 in the group. */
-static int run_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
-                    uint64_t witness_len) {
+static int run_lock_with_deps(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
+                              uint64_t witness_len, const emulated_deps_t *deps) {
+  /* The contract's args sit in its script buffer, with room for the accumulator's 41 bytes
+   * to be loaded over them by reference; copy them into an exact buffer of that room. */
+  uint64_t room = args_len < MMR_OWNER_ARGS_LEN ? MMR_OWNER_ARGS_LEN : args_len;
+  uint8_t *writable = malloc(room);
+  if (writable == NULL) {
+    abort();
+  }
+  memset(writable, 0x5a, room);
+  if (args_len) {
+    memcpy(writable, args, args_len);
+  }
   mmr_lock_args_t a;
-  int rc = mmr_parse_args(args, args_len, &a);
+  const mmr_dep_env_t dep_env = {emulated_dep_type_hash, emulated_dep_data, (void *)deps};
+  int rc = mmr_parse_args(writable, args_len, room, &dep_env, &a);
   if (rc != MMR_OK) {
+    free(writable);
     return rc;
   }
   if (witness == NULL) {
+    free(writable);
     return MMR_ERR_WITNESS_MISSING;
   }
   if (witness_len > MMR_MAX_WITNESS_SIZE) {
+    free(writable);
     return MMR_ERR_WITNESS_TOO_LARGE;
   }
   /* The contract holds the witness in a 64 KiB static buffer; copy it into an exact one. */
@@ -75,7 +139,13 @@ static int run_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witne
   const mmr_owner_env_t env = {emulated_own_hash, emulated_input_lock_hash, NULL};
   rc = mmr_lock_verify_witness(&a, w, witness_len, &env);
   free(w);
+  free(writable);
   return rc;
+}
+
+static int run_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
+                    uint64_t witness_len) {
+  return run_lock_with_deps(args, args_len, witness, witness_len, &g_vector_deps);
 }
 
 /* ---- parsing ----------------------------------------------------------------------- */
@@ -376,6 +446,71 @@ static void self_test_owner(void) {
   CHECK(owner_case(leaves, 2, inputs, 2, none) == MMR_ERR_OWNER_NOT_FOUND);
 }
 
+/* By reference, as mmr_lock::reference's and mmr_lock's tests: args naming ACC among deps. */
+static int reference_case(uint8_t flags, const emulated_dep_t *deps, uint64_t count,
+                          uint64_t failing, mmr_lock_args_t *a) {
+  /* Static: a->root points into it after the call. */
+  static uint8_t args[41];
+  memset(args, 0xac, 32);
+  args[32] = flags;
+  const emulated_deps_t t = {deps, count, failing};
+  const mmr_dep_env_t env = {emulated_dep_type_hash, emulated_dep_data, (void *)&t};
+  return mmr_parse_args(args, 33, sizeof args, &env, a);
+}
+
+static void self_test_reference(void) {
+  const uint64_t none = UINT64_MAX;
+  uint8_t data[41];
+  memset(data, 0x11, 32);
+  put_u32(data + 32, 5034);
+  put_u32(data + 36, 0);
+  data[40] = 0x77;
+  emulated_dep_t acc = {1, {0}, data, 40}, code = {0, {0}, NULL, 0}, other = {1, {0}, data, 40};
+  memset(acc.type_hash, 0xac, 32);
+  memset(other.type_hash, 0xac, 32);
+  other.type_hash[31] ^= 1; /* one bit off: another type script */
+  mmr_lock_args_t a;
+  emulated_dep_t deps[3] = {code, acc, other};
+  CHECK(reference_case(0x02, deps, 3, none, &a) == MMR_OK && a.owner == 0 &&
+        a.mmr_size == 5034 && a.leaf_count == 2520 && memcmp(a.root, data, 32) == 0);
+  CHECK(reference_case(0x03, deps, 3, none, &a) == MMR_OK && a.owner == 1 &&
+        a.leaf_count == 2520);
+  CHECK(reference_case(0x01, deps, 3, none, &a) == MMR_ERR_ARGS_ENCODING);
+  CHECK(reference_case(0x02, deps, 1, none, &a) == MMR_ERR_ACCUMULATOR_NOT_FOUND);
+  CHECK(reference_case(0x02, deps, 0, none, &a) == MMR_ERR_ACCUMULATOR_NOT_FOUND);
+  deps[1] = other;
+  CHECK(reference_case(0x02, deps, 3, none, &a) == MMR_ERR_ACCUMULATOR_NOT_FOUND);
+  deps[0] = acc;
+  deps[1] = acc;
+  CHECK(reference_case(0x02, deps, 3, none, &a) == MMR_ERR_ACCUMULATOR_AMBIGUOUS);
+  CHECK(reference_case(0x02, deps, 3, 2, &a) == MMR_ERR_ACCUMULATOR_AMBIGUOUS);
+  CHECK(reference_case(0x02, deps, 3, 1, &a) == MMR_ERR_SYSCALL);
+  deps[0] = code;
+  CHECK(reference_case(0x02, deps, 3, 0, &a) == MMR_ERR_SYSCALL);
+  /* the data: exactly 40 bytes, then a canonical size */
+  const uint64_t lens[] = {0, 1, 32, 39, 41};
+  deps[1] = acc;
+  deps[2] = other;
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+    deps[1].data_len = lens[i];
+    CHECK(reference_case(0x02, deps, 3, none, &a) == MMR_ERR_ACCUMULATOR_DATA_LENGTH);
+  }
+  deps[1].data_len = 40;
+  put_u32(data + 32, 5036);
+  CHECK(reference_case(0x03, deps, 3, none, &a) == MMR_ERR_MMR_SIZE_INVALID);
+  put_u32(data + 32, 0);
+  CHECK(reference_case(0x02, deps, 3, none, &a) == MMR_ERR_MMR_SIZE_INVALID);
+  /* too little room to load the accumulator over the args: never in the contract */
+  {
+    uint8_t args[33];
+    memset(args, 0xac, 32);
+    args[32] = 0x02;
+    const emulated_deps_t t = {deps, 3, none};
+    const mmr_dep_env_t env = {emulated_dep_type_hash, emulated_dep_data, (void *)&t};
+    CHECK(mmr_parse_args(args, 33, sizeof args, &env, &a) == MMR_ERR_SYSCALL);
+  }
+}
+
 static void self_test(void) {
   self_test_merge();
   /* canonical sizes, by building MMRs incrementally */
@@ -415,25 +550,39 @@ static void self_test(void) {
   /* args */
   uint8_t args[42] = {0};
   mmr_lock_args_t a;
-  CHECK(mmr_parse_args(args, 39, &a) == MMR_ERR_ARGS_LENGTH);
-  CHECK(mmr_parse_args(args, 42, &a) == MMR_ERR_ARGS_LENGTH);
-  CHECK(mmr_parse_args(args, 41, &a) == MMR_ERR_ARGS_ENCODING); /* flags 0x00 */
-  CHECK(mmr_parse_args(args, 40, &a) == MMR_ERR_MMR_SIZE_INVALID);
+  const mmr_dep_env_t no_deps = {emulated_dep_type_hash, emulated_dep_data,
+                                 (void *)&g_vector_deps};
+#define PARSE(len) mmr_parse_args(args, (len), sizeof args, &no_deps, &a)
+  CHECK(PARSE(39) == MMR_ERR_ARGS_LENGTH);
+  CHECK(PARSE(42) == MMR_ERR_ARGS_LENGTH);
+  CHECK(PARSE(41) == MMR_ERR_ARGS_ENCODING); /* flags 0x00 */
+  CHECK(PARSE(40) == MMR_ERR_MMR_SIZE_INVALID);
   args[40] = MMR_FLAG_OWNER;
-  CHECK(mmr_parse_args(args, 41, &a) == MMR_ERR_MMR_SIZE_INVALID); /* flags before size */
+  CHECK(PARSE(41) == MMR_ERR_MMR_SIZE_INVALID); /* flags before size */
   args[32] = 4; /* size 4 = 3 leaves */
-  CHECK(mmr_parse_args(args, 40, &a) == MMR_OK && a.leaf_count == 3 && a.mmr_size == 4 &&
-        a.owner == 0);
-  CHECK(mmr_parse_args(args, 41, &a) == MMR_OK && a.leaf_count == 3 && a.owner == 1);
+  CHECK(PARSE(40) == MMR_OK && a.leaf_count == 3 && a.mmr_size == 4 && a.owner == 0);
+  CHECK(PARSE(41) == MMR_OK && a.leaf_count == 3 && a.owner == 1);
   const uint8_t bad_flags[] = {0x00, 0x02, 0x03, 0x80, 0x81, 0xff};
   for (size_t i = 0; i < sizeof bad_flags; i++) {
     args[40] = bad_flags[i];
-    CHECK(mmr_parse_args(args, 41, &a) == MMR_ERR_ARGS_ENCODING);
+    CHECK(PARSE(41) == MMR_ERR_ARGS_ENCODING);
   }
   args[39] = 1;
-  CHECK(mmr_parse_args(args, 40, &a) == MMR_ERR_MMR_SIZE_INVALID);
+  CHECK(PARSE(40) == MMR_ERR_MMR_SIZE_INVALID);
+  /* shorter than 40: only 33 bytes with flags 0x02 or 0x03 follow a reference (none here) */
+  args[32] = MMR_FLAG_BY_REFERENCE;
+  for (uint64_t len = 0; len < 40; len++) {
+    CHECK(PARSE(len) == (len == 33 ? MMR_ERR_ACCUMULATOR_NOT_FOUND : MMR_ERR_ARGS_LENGTH));
+  }
+  for (int flags = 0; flags < 256; flags++) {
+    args[32] = (uint8_t)flags;
+    CHECK(PARSE(33) == (flags == 2 || flags == 3 ? MMR_ERR_ACCUMULATOR_NOT_FOUND
+                                                  : MMR_ERR_ARGS_ENCODING));
+  }
+#undef PARSE
 
   self_test_owner();
+  self_test_reference();
 
   /* WitnessArgs, as mmr_lock::witness's tests */
   const uint8_t *lock;

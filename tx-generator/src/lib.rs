@@ -173,6 +173,12 @@ impl Workload {
         args
     }
 
+    /// The data of an accumulator cell holding this MMR (docs/deploy.md, by reference):
+    /// `root || mmr_size (u64 LE)`, the same 40 bytes as the plain-mode args.
+    pub fn accumulator_data(&self) -> Vec<u8> {
+        self.lock_args()
+    }
+
     /// The payload `format` reads.
     pub fn payload(&self, format: Format) -> Result<Vec<u8>, String> {
         match format {
@@ -200,6 +206,18 @@ impl Workload {
 }
 
 pub use mmr_lock::Mode;
+
+/// By-reference script args (33 bytes): the accumulator's type script hash, then the flags
+/// byte `0x02` (`0x03` in owner mode). The lock reads root and mmr_size from the one cell dep
+/// with that type script hash.
+pub fn by_reference_args(accumulator_type_hash: &[u8; 32], mode: Mode) -> Vec<u8> {
+    let mut args = accumulator_type_hash.to_vec();
+    args.push(match mode {
+        Mode::Plain => mmr_lock::FLAG_BY_REFERENCE,
+        Mode::Owner => mmr_lock::FLAG_BY_REFERENCE | mmr_lock::FLAG_OWNER,
+    });
+    args
+}
 
 /// The payload formats: the baseline verifier's, and the compiled one the C and compiled Rust
 /// verifiers share.

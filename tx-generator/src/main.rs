@@ -1,4 +1,4 @@
-//! tx-generator [--owner-lock SCRIPT] <out.json> <verifier binaries…>
+//! tx-generator [--owner-lock SCRIPT] [--by-reference] <out.json> <verifier binaries…>
 //! tx-generator prove --leaves FILE --index LIST [options]
 //! tx-generator lock-hash SCRIPT
 //! tx-generator code-hash BINARY
@@ -12,11 +12,11 @@
 
 use std::process::ExitCode;
 use tx_generator::script::Script;
-use tx_generator::tx::{self, OwnerInput};
+use tx_generator::tx::{self, DepCell, OwnerInput};
 use tx_generator::{hex, Format, Mode, Workload};
 
 const USAGE: &str = "\
-usage: tx-generator [--owner-lock SCRIPT] <out.json> <baseline-binary> [<c-binary> [<compiled-binary>]]
+usage: tx-generator [--owner-lock SCRIPT] [--by-reference] <out.json> <baseline-binary> [<c-binary> [<compiled-binary>]]
        tx-generator prove --leaves FILE --index LIST [--format compiled|baseline] [--owner]
                           [--owner-lock SCRIPT]... [--verifier BINARY --tx OUT.json]
        tx-generator lock-hash SCRIPT
@@ -32,6 +32,10 @@ with:
 --owner-lock SCRIPT  owner mode (docs/deploy.md): the verifier cells get 41-byte args (flags
                      0x01), the first proved leaf becomes SCRIPT's hash, and one more input,
                      locked by SCRIPT, is added after the verifier inputs.
+--by-reference       by-reference mode (docs/deploy.md): the verifier cells get 33-byte args
+                     (the accumulator's type script hash, flags 0x02; 0x03 with
+                     --owner-lock) and one more cell dep, after the verifiers' code cells: an
+                     accumulator under a type id type script whose data is root || mmr_size.
 
 prove: an MMR over your leaves (FILE: one 32-byte leaf per line, 64 hex digits, '#' starts a
 comment; '-' reads standard input) and a proof for the leaf indexes in LIST (\"0,5,7-9\").
@@ -86,12 +90,30 @@ fn read_binary(path: &str) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))
 }
 
+/// The type script of the accumulator `--by-reference` adds (type id, fixed args: the
+/// transaction is synthetic, nothing on a chain is referenced).
+fn example_accumulator_type() -> Script {
+    Script::type_id([0xac; 32])
+}
+
 /// The journey's CLI: seeded workload, one input per verifier binary.
 fn run(args: &[String]) -> Result<(), String> {
-    let (owner, args) = match args {
-        [flag, spec, rest @ ..] if flag == "--owner-lock" => (Some(Script::parse(spec)?), rest),
-        _ => (None, args),
-    };
+    let mut owner = None;
+    let mut by_reference = false;
+    let mut args = args;
+    loop {
+        match args {
+            [flag, spec, rest @ ..] if flag == "--owner-lock" => {
+                owner = Some(Script::parse(spec)?);
+                args = rest;
+            }
+            [flag, rest @ ..] if flag == "--by-reference" => {
+                by_reference = true;
+                args = rest;
+            }
+            _ => break,
+        }
+    }
     let (out, binaries) = match args {
         [out, binaries @ ..] if !binaries.is_empty() && binaries.len() <= SLOTS.len() => {
             (out, binaries)
@@ -120,14 +142,30 @@ fn run(args: &[String]) -> Result<(), String> {
     } else {
         Mode::Plain
     };
+    let accumulator = by_reference.then(example_accumulator_type);
+    let lock_args = match &accumulator {
+        Some(type_script) => tx_generator::by_reference_args(&type_script.hash(), mode),
+        None => w.lock_args_for(mode),
+    };
     let mut cells = Vec::new();
     for (path, format) in binaries.iter().zip(SLOTS) {
         cells.push(tx::Cell {
             binary: read_binary(path)?,
-            lock_args: w.lock_args_for(mode),
+            lock_args: lock_args.clone(),
             payload: w.payload(format)?,
         });
     }
+    let deps: Vec<DepCell> = accumulator
+        .map(|type_script| {
+            println!(
+                "Accumulator type hash: {} (cell dep {}; its data: root || mmr_size)",
+                hex(&type_script.hash()),
+                cells.len()
+            );
+            DepCell::accumulator(type_script, w.accumulator_data())
+        })
+        .into_iter()
+        .collect();
     let owners: Vec<OwnerInput> = owner.into_iter().map(OwnerInput::unsigned).collect();
     for owner in &owners {
         println!(
@@ -143,7 +181,7 @@ fn run(args: &[String]) -> Result<(), String> {
         w.proof_items.len() * 32,
         w.baseline_payload().len()
     );
-    write_json(out, &tx::mock_transaction_with_owners(&cells, &owners))
+    write_json(out, &tx::mock_transaction_with_deps(&cells, &owners, &deps))
 }
 
 /// `prove`: your leaves, your indexes.

@@ -66,7 +66,21 @@ pub const SECP256K1_BLAKE160_CODE_HASH: [u8; 32] = [
     0xfc, 0xc8, 0x8e, 0x5d, 0x4b, 0x65, 0xa8, 0x63, 0x7b, 0x17, 0x72, 0x3b, 0xbd, 0xa3, 0xcc, 0xe8,
 ];
 
+/// `code_hash` of CKB's built-in type id script (`hash_type` type): "TYPE_ID", right-aligned.
+pub const TYPE_ID_CODE_HASH: [u8; 32] =
+    *b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0TYPE_ID";
+
 impl Script {
+    /// A type id type script with `args` (on chain: blake2b of the creating transaction's
+    /// first input and the output index; the node then keeps the cell unique).
+    pub fn type_id(args: [u8; 32]) -> Script {
+        Script {
+            code_hash: TYPE_ID_CODE_HASH,
+            hash_type: HashType::Type,
+            args: args.to_vec(),
+        }
+    }
+
     /// The default lock of a CKB wallet: secp256k1_blake160_sighash_all for `blake160`, the
     /// first 20 bytes of blake2b-256 ("ckb-default-hash") of the compressed public key.
     pub fn secp256k1_blake160(blake160: [u8; 20]) -> Script {
@@ -169,6 +183,10 @@ mod tests {
             args: parse_hex("0x8536c9d5d908bd89fc70099e4284870708b6632356aad98734fcf43f6f71c304")
                 .unwrap(),
         };
+        assert_eq!(
+            Script::type_id(type_id.args[..].try_into().unwrap()),
+            type_id
+        );
         assert_eq!(type_id.hash(), SECP256K1_BLAKE160_CODE_HASH);
     }
 }

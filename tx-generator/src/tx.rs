@@ -1,7 +1,9 @@
 //! The mock transaction ckb-debugger 1.1.1 runs (`--tx-file`): one cell dep per verifier
 //! binary and one input per verifier, locked by that binary (`hash_type` data2) with the
 //! workload's args; witness i carries input i's payload in `WitnessArgs.lock`. Owner-mode
-//! transactions ([`mock_transaction_with_owners`]) add one input per owner after them.
+//! transactions ([`mock_transaction_with_owners`]) add one input per owner after them;
+//! by-reference transactions ([`mock_transaction_with_deps`]) add cell deps such as the
+//! accumulator after the verifiers' code cells.
 
 use crate::script::Script;
 use crate::{ckb_hash, hex, witness_args_with_lock};
@@ -47,6 +49,24 @@ impl OwnerInput {
     }
 }
 
+/// A cell dep that is not a verifier's code: e.g. the accumulator a by-reference lock
+/// follows (its type script names it, its data is `root || mmr_size`).
+pub struct DepCell {
+    pub type_script: Option<Script>,
+    pub data: Vec<u8>,
+}
+
+impl DepCell {
+    /// The accumulator of a by-reference lock: `type_script` (whose hash the lock args name)
+    /// over `data`, `Workload::accumulator_data` for an honest one.
+    pub fn accumulator(type_script: Script, data: Vec<u8>) -> DepCell {
+        DepCell {
+            type_script: Some(type_script),
+            data,
+        }
+    }
+}
+
 /// The transaction as ckb-debugger's `ReprMockTransaction` JSON.
 pub fn mock_transaction(cells: &[Cell]) -> Value {
     mock_transaction_with_owners(cells, &[])
@@ -56,6 +76,18 @@ pub fn mock_transaction(cells: &[Cell]) -> Value {
 /// `cells.len() + j` for owner `j`), each paying back to its owner's lock. The owners' lock
 /// code is not included: ckb-debugger runs the verifier inputs, the owners' wallets sign.
 pub fn mock_transaction_with_owners(cells: &[Cell], owners: &[OwnerInput]) -> Value {
+    mock_transaction_with_deps(cells, owners, &[])
+}
+
+/// [`mock_transaction_with_owners`] plus `deps` as cell deps after the verifiers' code cells
+/// (cell dep `cells.len() + k` for `deps[k]`), each locked by the same placeholder lock as
+/// the code cells. Cell deps' scripts are not run; a by-reference lock reads their type
+/// script hashes and its accumulator's data.
+pub fn mock_transaction_with_deps(
+    cells: &[Cell],
+    owners: &[OwnerInput],
+    deps: &[DepCell],
+) -> Value {
     let mut mock_deps = Vec::new();
     let mut mock_inputs = Vec::new();
     let mut tx_deps = Vec::new();
@@ -98,6 +130,22 @@ pub fn mock_transaction_with_owners(cells: &[Cell], owners: &[OwnerInput]) -> Va
         witnesses.push(hex(&witness_args_with_lock(&cell.payload)));
         outputs.push(output);
         outputs_data.push("0x");
+    }
+    for (k, cell) in deps.iter().enumerate() {
+        let type_script = cell.type_script.as_ref().map(Script::to_json);
+        let type_len = cell.type_script.as_ref().map_or(0, |t| 33 + t.args.len());
+        let dep = json!({ "out_point": out_point(0xac, k), "dep_type": "code" });
+        mock_deps.push(json!({
+            "cell_dep": dep,
+            "output": {
+                "capacity": capacity(cell.data.len() + 61 + type_len),
+                "lock": { "code_hash": hex(&[0; 32]), "hash_type": "data", "args": "0x" },
+                "type": type_script,
+            },
+            "data": hex(&cell.data),
+            "header": null,
+        }));
+        tx_deps.push(dep);
     }
     for (j, owner) in owners.iter().enumerate() {
         let input = json!({ "since": "0x0", "previous_output": out_point(0x0e, j) });

@@ -1,0 +1,535 @@
+//! By-reference mode (docs/deploy.md) in ckb-script, for all three verifiers: 33-byte args
+//! name an accumulator by its type script hash, the spender adds the accumulator as a cell
+//! dep, and the lock verifies against the `root || mmr_size` in its data. Cell deps' type
+//! scripts are not run, so here any cell carrying the type script stands in for the
+//! accumulator (a type id type script with fixed args; on chain, the accumulator's own type
+//! script keeps it unique and lets only appends through).
+
+use ckb_testtool::ckb_types::{
+    bytes::Bytes,
+    core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
+    packed::{CellDep, CellOutput, Script},
+    prelude::*,
+};
+use ckb_testtool::context::Context;
+use mmr_lock::LockError;
+use tests::owner::{failure, Chain, Owner};
+use tests::{available_verifiers, payload, Verifier, MAX_CYCLES};
+use tx_generator::script::TYPE_ID_CODE_HASH;
+use tx_generator::{by_reference_args, Mode, Workload, REFERENCE_SEED};
+
+const NOT_FOUND: i8 = LockError::AccumulatorNotFound.code();
+const AMBIGUOUS: i8 = LockError::AccumulatorAmbiguous.code();
+const DATA_LENGTH: i8 = LockError::AccumulatorDataLength.code();
+
+fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
+    Script::new_builder()
+        .code_hash(code_hash.pack())
+        .hash_type(ScriptHashType::Type)
+        .args(Bytes::copy_from_slice(args).pack())
+        .build()
+}
+
+/// The accumulator's type script: a type id (code hash "TYPE_ID", hash_type type).
+fn accumulator_type() -> Script {
+    type_script(TYPE_ID_CODE_HASH, &[0xac; 32])
+}
+
+fn hash_of(script: &Script) -> [u8; 32] {
+    script.calc_script_hash().as_slice().try_into().unwrap()
+}
+
+/// 13 leaves; the proofs prove leaves 1 and 4, both inside the first peak (8 leaves), so a
+/// proof of the 11-leaf prefix keeps its shape for the 13-leaf MMR (right of the first peak,
+/// two peaks bagged into one item in both).
+fn leaves() -> Vec<[u8; 32]> {
+    (0..13u8).map(|i| [i.wrapping_mul(29) ^ 0x5a; 32]).collect()
+}
+
+fn workload(n: usize) -> Workload {
+    Workload::from_leaves(&leaves()[..n], &[1, 4]).unwrap()
+}
+
+fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
+    tx_generator::witness_args_with_lock(&payload(v, w)).into()
+}
+
+/// A cell dep posing as the accumulator (or not): its type script and data.
+#[derive(Clone)]
+struct Dep {
+    type_: Option<Script>,
+    data: Vec<u8>,
+}
+
+impl Dep {
+    fn accumulator(data: Vec<u8>) -> Dep {
+        Dep {
+            type_: Some(accumulator_type()),
+            data,
+        }
+    }
+
+    fn add(&self, context: &mut Context) -> CellDep {
+        let cell = CellOutput::new_builder()
+            .capacity(1_000u64 * 100_000_000)
+            .lock(type_script([0x01; 32], &[]))
+            .type_(self.type_.clone().pack())
+            .build();
+        let out_point = context.create_cell(cell, Bytes::from(self.data.clone()));
+        CellDep::new_builder()
+            .out_point(out_point)
+            .dep_type(DepType::Code)
+            .build()
+    }
+}
+
+/// One MMR cell locked by `v` with `args`, `witness` at its input; cell deps: `deps` first,
+/// then the verifier's code cell (added by ckb-testtool, which deploys it under a type id of
+/// its own).
+fn spend(v: Verifier, args: &[u8], witness: Bytes, deps: &[Dep]) -> (Context, TransactionView) {
+    let mut context = Context::default();
+    let code = context.deploy_cell(v.binary());
+    let lock = context
+        .build_script_with_hash_type(&code, ScriptHashType::Data2, Bytes::copy_from_slice(args))
+        .unwrap();
+    let input = context.create_cell(
+        CellOutput::new_builder()
+            .capacity(1_000u64 * 100_000_000)
+            .lock(lock.clone())
+            .build(),
+        Bytes::new(),
+    );
+    let mut tx = TransactionBuilder::default()
+        .input(
+            ckb_testtool::ckb_types::packed::CellInput::new_builder()
+                .previous_output(input)
+                .build(),
+        )
+        .output(
+            CellOutput::new_builder()
+                .capacity(900u64 * 100_000_000)
+                .lock(lock)
+                .build(),
+        )
+        .output_data(Bytes::new().pack())
+        .witness(witness.pack());
+    for dep in deps {
+        tx = tx.cell_dep(dep.add(&mut context));
+    }
+    let tx = context.complete_tx(tx.build());
+    (context, tx)
+}
+
+/// Cycles, or the exit code of the failing script (the MMR lock is the only script run).
+fn run(v: Verifier, args: &[u8], w: &Workload, deps: &[Dep]) -> Result<u64, i8> {
+    let (context, tx) = spend(v, args, mmr_witness(v, w), deps);
+    context
+        .verify_tx(&tx, MAX_CYCLES)
+        .map_err(|e| tests::exit_code(&e.to_string()))
+}
+
+fn by_reference(mode: Mode) -> Vec<u8> {
+    by_reference_args(&hash_of(&accumulator_type()), mode)
+}
+
+#[test]
+fn honest_spend_accepted() {
+    let w = workload(13);
+    let acc = Dep::accumulator(w.accumulator_data());
+    for v in available_verifiers() {
+        let cycles = run(
+            v,
+            &by_reference(Mode::Plain),
+            &w,
+            std::slice::from_ref(&acc),
+        )
+        .unwrap_or_else(|code| panic!("{v:?}: honest by-reference spend rejected: {code}"));
+        println!("{v:?}: by reference, 13 leaves: {cycles} cycles");
+        // Wherever the accumulator sits among other deps, with or without type scripts.
+        let untyped = Dep {
+            type_: None,
+            data: w.accumulator_data(),
+        };
+        let typed = Dep {
+            type_: Some(type_script([0x33; 32], &[0xac; 32])),
+            data: vec![1, 2, 3],
+        };
+        for deps in [
+            vec![untyped.clone(), acc.clone()],
+            vec![acc.clone(), typed.clone(), untyped.clone()],
+            vec![typed, untyped, acc.clone()],
+        ] {
+            run(v, &by_reference(Mode::Plain), &w, &deps)
+                .unwrap_or_else(|code| panic!("{v:?}: rejected with other deps: {code}"));
+        }
+    }
+}
+
+#[test]
+fn honest_owner_spend_accepted() {
+    // Owner mode by reference (flags 0x03): the accumulator gives root and size, the owner's
+    // signed input (CKB's real sighash_all) gives the binding, as in tests/tests/owner.rs.
+    let owner = Owner::from_tag("by-reference owner");
+    let mut leaves = leaves();
+    leaves[4] = owner.lock_hash();
+    let w = Workload::from_leaves(&leaves, &[1, 4]).unwrap();
+    for v in available_verifiers() {
+        let mut chain = Chain::new(v);
+        let mmr_lock = chain.mmr_lock(&by_reference(Mode::Owner));
+        let mmr_input = chain.cell(mmr_lock, 1_000 * 100_000_000);
+        let owner_input = chain.cell(owner.lock(), 200 * 100_000_000);
+        let acc = Dep::accumulator(w.accumulator_data()).add(&mut chain.context);
+        let build = |with_owner: bool| {
+            let mut tx = TransactionBuilder::default()
+                .input(mmr_input.clone())
+                .output(
+                    CellOutput::new_builder()
+                        .capacity(1_000u64 * 100_000_000)
+                        .lock(owner.lock())
+                        .build(),
+                )
+                .output_data(Bytes::new().pack())
+                .cell_dep(acc.clone())
+                .witness(mmr_witness(v, &w).pack());
+            if with_owner {
+                tx = tx.input(owner_input.clone());
+            }
+            tx
+        };
+        let tx = build(true);
+        let tx = owner.sign(chain.complete(tx), &[1]);
+        chain
+            .verify(&tx)
+            .unwrap_or_else(|e| panic!("{v:?}: honest owner spend by reference rejected: {e}"));
+        // Without the owner's input: the proof verifies against the accumulator, then 80.
+        let tx = chain.complete(build(false));
+        let err = chain.verify(&tx).expect_err("no owner, accepted");
+        assert_eq!(
+            failure(&err),
+            (
+                "Inputs[0].Lock".to_string(),
+                LockError::OwnerNotFound.code()
+            ),
+            "{v:?}"
+        );
+    }
+}
+
+/// Every verifier rejects with `code`.
+fn assert_code(args: &[u8], w: &Workload, deps: &[Dep], code: i8, what: &str) {
+    for v in available_verifiers() {
+        assert_eq!(run(v, args, w, deps), Err(code), "{v:?}: {what}");
+    }
+}
+
+#[test]
+fn no_matching_dep_rejected() {
+    let w = workload(13);
+    // Only the verifier's code cell.
+    assert_code(&by_reference(Mode::Plain), &w, &[], NOT_FOUND, "no dep");
+    assert_code(
+        &by_reference(Mode::Owner),
+        &w,
+        &[],
+        NOT_FOUND,
+        "no dep, owner",
+    );
+    // The accumulator's data without its type script.
+    let untyped = Dep {
+        type_: None,
+        data: w.accumulator_data(),
+    };
+    assert_code(
+        &by_reference(Mode::Plain),
+        &w,
+        &[untyped],
+        NOT_FOUND,
+        "untyped",
+    );
+}
+
+#[test]
+fn two_matching_deps_rejected() {
+    let w = workload(13);
+    let acc = Dep::accumulator(w.accumulator_data());
+    let older = Dep::accumulator(workload(11).accumulator_data());
+    for deps in [vec![acc.clone(), acc.clone()], vec![older, acc]] {
+        assert_code(&by_reference(Mode::Plain), &w, &deps, AMBIGUOUS, "two");
+    }
+}
+
+#[test]
+fn counterfeit_accumulator_rejected() {
+    // The very data of the accumulator under another type script: other args of the same
+    // code, or the same args under another code hash. Neither is the accumulator.
+    let w = workload(13);
+    let data = w.accumulator_data();
+    let mut other_args = [0xac; 32];
+    other_args[31] ^= 1;
+    let counterfeits = [
+        type_script(TYPE_ID_CODE_HASH, &other_args),
+        type_script([0x42; 32], &[0xac; 32]),
+        // The same code hash and args with hash_type data1: another script, another hash.
+        accumulator_type()
+            .as_builder()
+            .hash_type(ScriptHashType::Data1)
+            .build(),
+    ];
+    for fake in &counterfeits {
+        assert_ne!(hash_of(fake), hash_of(&accumulator_type()));
+        let dep = Dep {
+            type_: Some(fake.clone()),
+            data: data.clone(),
+        };
+        assert_code(
+            &by_reference(Mode::Plain),
+            &w,
+            &[dep],
+            NOT_FOUND,
+            "counterfeit",
+        );
+    }
+    // A counterfeit next to the real accumulator is ignored: a proof of the counterfeit's
+    // MMR fails against the real root, the honest proof passes.
+    let forged = Workload::from_leaves(&[[0xee; 32]; 13], &[1, 4]).unwrap();
+    let deps = [
+        Dep {
+            type_: Some(counterfeits[0].clone()),
+            data: forged.accumulator_data(),
+        },
+        Dep::accumulator(data),
+    ];
+    assert_code(
+        &by_reference(Mode::Plain),
+        &forged,
+        &deps,
+        LockError::RootMismatch.code(),
+        "proof of the counterfeit",
+    );
+    for v in available_verifiers() {
+        assert!(
+            run(v, &by_reference(Mode::Plain), &w, &deps).is_ok(),
+            "{v:?}"
+        );
+    }
+}
+
+#[test]
+fn accumulator_data_of_wrong_length_rejected() {
+    let w = workload(13);
+    let data = w.accumulator_data();
+    for bad in [
+        data[..39].to_vec(),
+        [&data[..], &[0]].concat(),
+        Vec::new(),
+        [&data[..], &data[..]].concat(),
+    ] {
+        let len = bad.len();
+        assert_code(
+            &by_reference(Mode::Plain),
+            &w,
+            &[Dep::accumulator(bad)],
+            DATA_LENGTH,
+            &format!("{len} bytes"),
+        );
+    }
+}
+
+#[test]
+fn accumulator_with_non_canonical_size_rejected() {
+    let w = workload(13);
+    for size in [0u64, 5, w.mmr_size + 1, (1 << 50) + 1, u64::MAX] {
+        let mut data = w.accumulator_data();
+        data[32..].copy_from_slice(&size.to_le_bytes());
+        assert_code(
+            &by_reference(Mode::Plain),
+            &w,
+            &[Dep::accumulator(data)],
+            LockError::MmrSizeInvalid.code(),
+            &format!("size {size}"),
+        );
+    }
+}
+
+#[test]
+fn proof_of_a_root_the_accumulator_has_left_rejected() {
+    // Proved against the 11-leaf MMR; the accumulator has since grown to 13 leaves.
+    let old = workload(11);
+    let new = workload(13);
+    let acc = [Dep::accumulator(new.accumulator_data())];
+    for v in available_verifiers() {
+        let (context, tx) = spend(v, &by_reference(Mode::Plain), mmr_witness(v, &old), &acc);
+        let code = context
+            .verify_tx(&tx, MAX_CYCLES)
+            .map(|_| 0)
+            .unwrap_or_else(|e| tests::exit_code(&e.to_string()));
+        assert_eq!(code, LockError::RootMismatch.code(), "{v:?}");
+        // The same proof against the old accumulator, and a fresh proof against the new one.
+        let was = [Dep::accumulator(old.accumulator_data())];
+        assert!(run(v, &by_reference(Mode::Plain), &old, &was).is_ok());
+        assert!(run(v, &by_reference(Mode::Plain), &new, &acc).is_ok());
+    }
+}
+
+#[test]
+fn bad_flags_and_lengths_rejected() {
+    let w = workload(13);
+    let acc = [Dep::accumulator(w.accumulator_data())];
+    let hash = hash_of(&accumulator_type());
+    for flags in [0x00u8, 0x01, 0x04, 0x06, 0x07, 0x12, 0x82, 0xff] {
+        let args = [&hash[..], &[flags]].concat();
+        assert_code(
+            &args,
+            &w,
+            &acc,
+            LockError::ArgsEncoding.code(),
+            &format!("{flags:#x}"),
+        );
+    }
+    for args in [
+        hash.to_vec(),
+        [&hash[..], &[0x02, 0x00]].concat(),
+        [&hash[..], &[0x02], &[0; 6]].concat(),
+    ] {
+        let len = args.len();
+        assert_code(
+            &args,
+            &w,
+            &acc,
+            LockError::ArgsLength.code(),
+            &format!("{len} bytes"),
+        );
+    }
+    // By-reference flags in 41-byte args stay invalid there.
+    for flags in [0x02u8, 0x03] {
+        let args = [&w.lock_args()[..], &[flags]].concat();
+        assert_code(&args, &w, &acc, LockError::ArgsEncoding.code(), "41 bytes");
+    }
+}
+
+#[test]
+fn plain_args_ignore_cell_deps() {
+    // 40-byte args never look at cell deps: an accumulator holding another MMR changes
+    // nothing.
+    let w = workload(13);
+    let other = Dep::accumulator(workload(11).accumulator_data());
+    for v in available_verifiers() {
+        let alone = run(v, &w.lock_args(), &w, &[]).unwrap();
+        let with = run(v, &w.lock_args(), &w, std::slice::from_ref(&other)).unwrap();
+        assert_eq!(alone, with, "{v:?}");
+    }
+}
+
+/// Cycles of a plain spend and of by-reference spends of the reference seed with the
+/// verifier's code cell plus the accumulator, and with `extra` more deps.
+fn reference_cycles(v: Verifier, w: &Workload, extra: &[Dep]) -> (u64, u64) {
+    let plain = run(v, &w.lock_args(), w, &[]).unwrap();
+    let mut deps = vec![Dep::accumulator(w.accumulator_data())];
+    deps.extend_from_slice(extra);
+    let by_ref = run(v, &by_reference(Mode::Plain), w, &deps).unwrap();
+    (plain, by_ref)
+}
+
+#[test]
+fn cycles_on_the_reference_seed() {
+    let w = Workload::from_seed(REFERENCE_SEED);
+    assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
+    let untyped = Dep {
+        type_: None,
+        data: vec![0; 100],
+    };
+    let typed = Dep {
+        type_: Some(type_script([0x33; 32], &[1])),
+        data: vec![0; 100],
+    };
+    for v in available_verifiers() {
+        let (plain, by_ref) = reference_cycles(v, &w, &[]);
+        let (_, typed_4) = reference_cycles(v, &w, &vec![typed.clone(); 4]);
+        let (_, untyped_4) = reference_cycles(v, &w, &vec![untyped.clone(); 4]);
+        println!(
+            "{v:?}: plain {plain}, by reference {by_ref} (+{}; code cell + accumulator), \
+             per extra dep: {} with a type script, {} without",
+            by_ref - plain,
+            (typed_4 - by_ref) / 4,
+            (untyped_4 - by_ref) / 4,
+        );
+        // The target (issue 19): at most 3,000 cycles more than plain mode with the two
+        // cell deps a spend needs.
+        assert!(by_ref > plain && by_ref - plain <= 3_000, "{v:?}");
+    }
+}
+
+#[test]
+fn mock_transaction_for_ckb_debugger() {
+    // tx-generator's by-reference mock transaction (what `tx-generator --by-reference`
+    // writes): ckb-debugger accepts every input with the cycles ckb-script measures here
+    // for the same transaction shape.
+    let w = Workload::from_seed(REFERENCE_SEED);
+    let verifiers = available_verifiers();
+    let acc_type = tx_generator::script::Script::type_id([0xac; 32]);
+    assert_eq!(acc_type.hash(), hash_of(&accumulator_type()));
+    let cells: Vec<tx_generator::tx::Cell> = verifiers
+        .iter()
+        .map(|&v| tx_generator::tx::Cell {
+            binary: v.binary().to_vec(),
+            lock_args: by_reference(Mode::Plain),
+            payload: payload(v, &w),
+        })
+        .collect();
+    let deps = [tx_generator::tx::DepCell::accumulator(
+        acc_type,
+        w.accumulator_data(),
+    )];
+    let json = tx_generator::tx::mock_transaction_with_deps(&cells, &[], &deps);
+    let dir = std::env::temp_dir().join(format!("mmr-by-reference-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tx.json");
+    std::fs::write(&file, serde_json::to_string(&json).unwrap()).unwrap();
+    for (i, &v) in verifiers.iter().enumerate() {
+        let dbg = tx_generator::debugger::run_lock(&file, i).unwrap();
+        assert_eq!(dbg.result, 0, "{v:?}");
+        // The same cell deps in ckb-script: every verifier's code cell (untyped there, as
+        // here), then the accumulator.
+        let code_cells: Vec<Dep> = verifiers
+            .iter()
+            .map(|&u| Dep {
+                type_: None,
+                data: u.binary().to_vec(),
+            })
+            .collect();
+        let in_script = {
+            let mut context = Context::default();
+            let code = context.deploy_cell(v.binary());
+            let lock = context
+                .build_script_with_hash_type(
+                    &code,
+                    ScriptHashType::Data2,
+                    Bytes::from(by_reference(Mode::Plain)),
+                )
+                .unwrap();
+            let input = context.create_cell(
+                CellOutput::new_builder()
+                    .capacity(1_000u64 * 100_000_000)
+                    .lock(lock.clone())
+                    .build(),
+                Bytes::new(),
+            );
+            let mut tx = TransactionBuilder::default()
+                .input(
+                    ckb_testtool::ckb_types::packed::CellInput::new_builder()
+                        .previous_output(input)
+                        .build(),
+                )
+                .output(CellOutput::new_builder().lock(lock).build())
+                .output_data(Bytes::new().pack());
+            // ckb-testtool's own code cell has a type id; replace it by untyped copies.
+            let mut deps: Vec<CellDep> = code_cells.iter().map(|d| d.add(&mut context)).collect();
+            deps.push(Dep::accumulator(w.accumulator_data()).add(&mut context));
+            tx = tx.cell_deps(deps).witness(mmr_witness(v, &w).pack());
+            let tx = tx.build();
+            context.verify_tx(&tx, MAX_CYCLES).unwrap()
+        };
+        assert_eq!(dbg.cycles, in_script, "{v:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
