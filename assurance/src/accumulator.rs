@@ -442,7 +442,7 @@ impl Config {
 
     pub fn full() -> Config {
         Config {
-            max_leaves: 12,
+            max_leaves: 16,
             full_tuple_items: 3,
             max_changes: 2,
         }

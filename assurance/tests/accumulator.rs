@@ -1,5 +1,5 @@
 //! The accumulator's assurance (SECURITY.md): the reduced exhaustive search (the full one is
-//! `cargo run --release -p assurance --bin accumulator-search`), its negative controls, and a
+//! `cargo run --release -p assurance --bin accumulator-search`, 16 leaves), its negative controls, and a
 //! seeded random differential test of the core against the model.
 
 use assurance::accumulator::{random_case, run, Config, Variant};

@@ -509,6 +509,16 @@ fn large_transitions_cycles() {
         let tx = chain.context.complete_tx(tx.build());
         let total = chain.context.verify_tx(&tx, MAX_CYCLES).expect(name);
         let lock = chain.lock_cycles(&tx);
+        // For ckb-debugger: --tx-file F --script-group-type type --cell-type input
+        // --cell-index 0 (docs/accumulator.md, costs).
+        let dir = release_dir().join("../tmp");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!(
+            "accumulator-{}.json",
+            name.replace([' ', '^', '>'], "")
+        ));
+        let json = serde_json::to_string_pretty(&chain.context.dump_tx(&tx).unwrap()).unwrap();
+        std::fs::write(&file, json).unwrap();
         let cycles = total - lock;
         let hashing = merges * MERGE_CYCLES;
         let beyond = cycles - hashing;

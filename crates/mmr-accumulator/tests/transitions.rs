@@ -138,7 +138,7 @@ fn append_codes() {
     let old = commit(&all[..7]);
     let peaks = nodes.peaks(7);
     let body = build::append_body(&peaks, &all[7..]);
-    let run = |b: &[u8]| append::<Blake>(&old.root, old.mmr_size, b);
+    let run = |b: &[u8]| mmr_accumulator::append::<Blake>(&old.root, old.mmr_size, b);
     assert!(run(&body).is_ok());
     // Missing bytes anywhere: inside the peaks, the count, the leaves.
     for cut in 0..body.len() {
@@ -304,6 +304,34 @@ fn doc_examples() {
     }
     let append = build::append_payload(&nodes.peaks(3), &all[3..5]);
     let extend = build::extend_payload(&build::ancestry_proof::<Blake>(&all, 3).unwrap());
+    // The rejections and the reinterpretation the doc states.
+    let (c3, c5, c7) = (commit(&all[..3]), commit(&all[..5]), commit(&all));
+    let run_a = |b: &[u8]| mmr_accumulator::append::<Blake>(&c3.root, c3.mmr_size, &b[1..]);
+    assert_eq!(run_a(&append[..132]), Err(Error::AppendTruncated));
+    let mut k1 = append.clone();
+    k1[65] = 1;
+    assert_eq!(run_a(&k1), Err(Error::LeavesLeftOver));
+    k1[65] = 0;
+    assert_eq!(run_a(&k1), Err(Error::NoLeaves));
+    let run_e = |c: &Commitment, b: &[u8]| {
+        verify_ancestry::<Blake>(&c3.root, c3.mmr_size, &c.root, c.mmr_size, &b[1..])
+    };
+    assert_eq!(run_e(&c7, &extend), Ok(()));
+    assert_eq!(run_e(&c5, &extend), Err(Error::NewRootMismatch));
+    let mut swapped = extend.clone();
+    swapped[1..65].copy_from_slice(&[&extend[33..65], &extend[1..33]].concat());
+    assert_eq!(run_e(&c7, &swapped), Err(Error::OldRootMismatch));
+    let as_six = Commitment {
+        root: c7.root,
+        mmr_size: 10,
+    };
+    assert_eq!(run_e(&as_six, &extend), Ok(()));
+    let n45 = nodes.node(4, 1).unwrap();
+    let six = build::append_body(&nodes.peaks(3), &[all[3], all[6], n45]);
+    assert_eq!(
+        mmr_accumulator::append::<Blake>(&c3.root, c3.mmr_size, &six),
+        Ok(as_six)
+    );
     for (name, bytes) in [("append 3->5", append), ("extend 3->7", extend)] {
         let wrapped: Vec<String> = hex(&bytes)
             .as_bytes()

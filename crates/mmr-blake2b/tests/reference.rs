@@ -210,3 +210,23 @@ fn bytewise_updates() {
         assert_eq!(ours(&mut rng, &p, &data, &points), p.reference(&data));
     }
 }
+
+/// The compact one-block hash against blake2b-rs for every length it takes.
+#[test]
+fn small_matches_reference() {
+    for len in 0..=129usize {
+        let data: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
+        let mut expected = [0u8; 32];
+        let mut hasher = blake2b_rs::Blake2bBuilder::new(32)
+            .personal(b"ckb-default-hash")
+            .build();
+        hasher.update(&data);
+        hasher.finalize(&mut expected);
+        let got = mmr_blake2b::ckb_blake2b_256_small(&data);
+        if len <= 128 {
+            assert_eq!(got, Some(expected), "len {len}");
+        } else {
+            assert_eq!(got, None);
+        }
+    }
+}
