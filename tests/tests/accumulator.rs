@@ -505,6 +505,17 @@ fn large_transitions_cycles() {
         report.push((name, tx, merges, payload.len()));
     }
 
+    // Small transitions, for scale: create 5 leaves, import, keep.
+    let all = leaves(5);
+    let c5 = commit(&all);
+    let (tx, _) = creation(&mut chain, &c5, &build::create_payload(&all), 0);
+    let create_merges = (0..5u64).map(|c| u64::from(c.trailing_ones())).sum::<u64>() + 1;
+    report.push(("create 5 leaves", tx, create_merges, 1 + 4 + 5 * 32));
+    let (tx, _) = creation(&mut chain, &c5, &[tag::IMPORT], 0);
+    report.push(("import", tx, 0, 1));
+    let tx = update(&mut chain, &c5, &c5, &[tag::KEEP]);
+    report.push(("keep", tx, 0, 1));
+
     for (name, tx, merges, bytes) in report {
         let tx = chain.context.complete_tx(tx.build());
         let total = chain.context.verify_tx(&tx, MAX_CYCLES).expect(name);
@@ -522,10 +533,14 @@ fn large_transitions_cycles() {
         let cycles = total - lock;
         let hashing = merges * MERGE_CYCLES;
         let beyond = cycles - hashing;
+        let share = if hashing == 0 {
+            String::from("no merges")
+        } else {
+            format!("{:.1}%", 100.0 * beyond as f64 / hashing as f64)
+        };
         println!(
             "{name}: type script {cycles} cycles ({total} with the always-success lock's {lock}), \
-             {merges} merges x {MERGE_CYCLES} = {hashing}, beyond hashing {beyond} ({:.1}%), payload {bytes} B",
-            100.0 * beyond as f64 / hashing as f64
+             {merges} merges x {MERGE_CYCLES} = {hashing}, beyond hashing {beyond} ({share}), payload {bytes} B"
         );
     }
 }
