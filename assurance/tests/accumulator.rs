@@ -42,3 +42,14 @@ fn seeded_random_differential() {
         }
     }
 }
+
+/// The long run recorded in SECURITY.md (`-- --ignored`).
+#[test]
+#[ignore = "about three minutes in release"]
+fn seeded_random_differential_long() {
+    for seed in 0..1_000_000u64 {
+        if let Err(e) = random_case(seed, 70) {
+            panic!("{e}");
+        }
+    }
+}
