@@ -33,7 +33,8 @@ fn count_unsafe(text: &str) -> usize {
                 .filter(|&(at, _)| {
                     let before = code[..at].chars().next_back();
                     let after = code[at + 6..].chars().next();
-                    let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                    let ident =
+                        |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
                     !ident(before) && !ident(after)
                 })
                 .count()
@@ -53,7 +54,11 @@ fn sources() -> BTreeMap<String, usize> {
     for f in files {
         let n = count_unsafe(&std::fs::read_to_string(&f).unwrap());
         if n > 0 {
-            let rel = f.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+            let rel = f
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             counts.insert(rel, n);
         }
     }
@@ -65,7 +70,9 @@ fn inventory() -> BTreeMap<String, usize> {
     let start = text
         .find("<!-- unsafe-inventory:start -->")
         .expect("start marker");
-    let end = text.find("<!-- unsafe-inventory:end -->").expect("end marker");
+    let end = text
+        .find("<!-- unsafe-inventory:end -->")
+        .expect("end marker");
     let mut out = BTreeMap::new();
     for line in text[start..end].lines() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
@@ -74,7 +81,9 @@ fn inventory() -> BTreeMap<String, usize> {
             continue;
         }
         let file = cells[1].trim_matches('`').to_string();
-        let n: usize = cells[2].parse().unwrap_or_else(|_| panic!("count of {file}"));
+        let n: usize = cells[2]
+            .parse()
+            .unwrap_or_else(|_| panic!("count of {file}"));
         assert!(out.insert(file.clone(), n).is_none(), "{file} listed twice");
     }
     out
@@ -95,8 +104,17 @@ fn security_md_lists_every_unsafe_in_the_shipped_rust() {
 #[test]
 fn the_counter_sees_keywords_only() {
     assert_eq!(count_unsafe("unsafe { x }"), 1);
-    assert_eq!(count_unsafe("unsafe impl Sync for A {}\nunsafe fn f() {}"), 2);
+    assert_eq!(
+        count_unsafe("unsafe impl Sync for A {}\nunsafe fn f() {}"),
+        2
+    );
     assert_eq!(count_unsafe("// SAFETY: unsafe here\n/// unsafe trait"), 0);
-    assert_eq!(count_unsafe("#![forbid(unsafe_code)]\nlet x = 1; // unsafe"), 0);
-    assert_eq!(count_unsafe("let p = unsafe { &mut *q }; unsafe { f() }"), 2);
+    assert_eq!(
+        count_unsafe("#![forbid(unsafe_code)]\nlet x = 1; // unsafe"),
+        0
+    );
+    assert_eq!(
+        count_unsafe("let p = unsafe { &mut *q }; unsafe { f() }"),
+        2
+    );
 }
