@@ -36,6 +36,12 @@ pub enum Error {
     Debugger(String),
     /// The devnet scenario ran but a row did not come out as expected.
     Scenario(String),
+    /// A leaves file that does not extend the accumulator's MMR on chain: its first n leaves
+    /// do not give the chain's root, or it holds fewer leaves than the chain.
+    NotExtending(String),
+    /// The key cannot spend the cell the command must spend (the accumulator's lock is
+    /// another key's).
+    NotHolder(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -59,6 +65,8 @@ impl Error {
             Error::Timeout(_) => 14,
             Error::Debugger(_) => 15,
             Error::Scenario(_) => 16,
+            Error::NotExtending(_) => 17,
+            Error::NotHolder(_) => 18,
         }
     }
 }
@@ -116,6 +124,8 @@ impl fmt::Display for Error {
             Error::Timeout(m) => write!(f, "timed out: {m}"),
             Error::Debugger(m) => write!(f, "ckb-debugger: {m}"),
             Error::Scenario(m) => write!(f, "scenario: {m}"),
+            Error::NotExtending(m) => write!(f, "the leaves do not extend the chain's MMR: {m}"),
+            Error::NotHolder(m) => write!(f, "not this key's cell: {m}"),
         }
     }
 }

@@ -5,11 +5,14 @@
 //! - [`key`], [`wallet`]: a private key file, balancing, fees from size, sighash_all signing.
 //! - [`deploy`]: verifier code cells (data2 or type id; found again through the indexer).
 //! - [`mmr_cell`]: locking a cell with an MMR's args and spending it with a proof.
+//! - [`accumulator`]: the accumulator cell (create, append, extend, hand over) and the locks
+//!   that follow it by reference.
 //! - [`debug`]: a transaction rebuilt from the node as a ckb-debugger mock transaction.
 //! - [`scenario`]: `./build.sh devnet`, everything above on a fresh dev chain, as a report.
 //!
 //! The CLI is `ckb-devnet` (docs/deploy.md); exit codes are [`error::Error::exit_code`].
 
+pub mod accumulator;
 pub mod chain;
 pub mod debug;
 pub mod deploy;

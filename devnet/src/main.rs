@@ -1,12 +1,14 @@
 //! ckb-devnet: the MMR lock on a real CKB node. See USAGE, and docs/deploy.md.
 
 use ckb_types::{packed, prelude::*, H256};
-use devnet::chain::Chain;
+use devnet::accumulator::{self, Accumulator, Update};
+use devnet::chain::{progress, Chain};
 use devnet::deploy::{self, CodeRef};
 use devnet::error::{Error, Result};
 use devnet::key::Key;
 use devnet::mmr_cell::{self, Spend};
 use devnet::node::{self, Node, Tie};
+use devnet::rpc::{CallError, POOL_DUPLICATED};
 use devnet::wallet::{Wallet, DEFAULT_FEE_RATE, SHANNONS_PER_CKB};
 use devnet::{out_point_text, parse_hash, parse_out_point};
 use serde_json::{json, Value};
@@ -38,15 +40,37 @@ Against any node (--rpc URL and --key FILE, a file with one hex private key, are
                         spends a cell locked by `lock` with a proof of the leaves at LIST;
                         the capacity goes to the key's lock; --owner adds one of the key's
                         cells as the owner's input and signs it
+  lock --acc TYPE_ID_ARGS (--verifier BINARY | --type-id ARGS) [--owner] [--capacity CKB]
+                        a cell locked by reference: it follows the accumulator's MMR
+  spend --acc TYPE_ID_ARGS --leaves FILE --index LIST (--verifier BINARY | --type-id ARGS) ...
+                        spends a by-reference cell: the proof is built against the
+                        accumulator's current root, the accumulator joins as a cell dep (a
+                        spend that raced an append is rebuilt and resent)
   debug TXHASH | --tx FILE  [--mock-out FILE]
                         rebuilds the transaction from the node's data as a ckb-debugger mock
                         transaction and prints each script group's cycles
+
+The accumulator (docs/accumulator.md; its code cell: `deploy build/release/accumulator-type`;
+--type-script-binary FILE names the binary, default build/release/accumulator-type, or
+--code-dep TX:I its code cell):
+  acc create --leaves FILE
+                        a new accumulator holding the MMR of FILE, locked by the key; prints
+                        its type_id (a rerun finds it and sends nothing)
+  acc append --type-id ARGS --leaves FILE
+                        FILE holds the whole MMR's leaves: its first n must be the chain's
+                        (else exit 17); the rest are appended
+  acc extend --type-id ARGS --leaves FILE
+                        the same growth by an ancestry proof: the new leaves stay off chain
+  acc show --type-id ARGS
+                        root, mmr_size, leaf count, out point and lock (--key not needed)
+  acc handover --type-id ARGS --to-key FILE
+                        the same data under FILE's key's lock (KEEP)
 
 Options: --fee-rate SHANNONS_PER_KB (default 1000), --json (print JSON), --no-generate (never
 mine: wait for the node's miner), --allow-mainnet (needed to send to mainnet).
 Exit codes: docs/deploy.md (2 usage, 3 unreachable, 4 RPC, 5 file, 6 key, 7 capacity,
 8 leaves, 9 index, 10 mainnet, 11 refused, 12 not found, 13 node, 14 timeout, 15 ckb-debugger,
-16 scenario).";
+16 scenario, 17 leaves do not extend the accumulator, 18 not the accumulator's key).";
 
 /// Options and positionals, checked against what each command takes.
 struct Args {
@@ -240,10 +264,10 @@ fn cmd_lock(raw: &[String]) -> Result<()> {
             "--type-id",
             "--owner",
             "--capacity",
+            "--acc",
+            "--type-script-binary",
         ]),
     )?;
-    let leaves_path = a.required("--leaves")?;
-    let leaves = mmr_cell::read_leaves(leaves_path)?;
     let (code, _) = code_ref(&a)?;
     let capacity = match a.value("--capacity") {
         Some(v) => v
@@ -253,6 +277,10 @@ fn cmd_lock(raw: &[String]) -> Result<()> {
             .ok_or_else(|| Error::Usage(format!("--capacity takes whole CKB, got {v:?}")))?,
         None => mmr_cell::DEFAULT_CELL_CAPACITY,
     };
+    if a.value("--acc").is_some() {
+        return lock_by_reference(&a, &code, capacity);
+    }
+    let leaves = mmr_cell::read_leaves(a.required("--leaves")?)?;
     let w = mmr_cell::prove(&leaves, &[0])?;
     let mode = mode_of(&a);
     let lock = mmr_cell::lock_script(&code, &w, mode);
@@ -290,8 +318,13 @@ fn cmd_spend(raw: &[String]) -> Result<()> {
             "--owner",
             "--cell",
             "--save-tx",
+            "--acc",
+            "--type-script-binary",
         ]),
     )?;
+    if a.value("--acc").is_some() {
+        return spend_by_reference(&a);
+    }
     let leaves = mmr_cell::read_leaves(a.required("--leaves")?)?;
     let indexes = tx_generator::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
     let w = mmr_cell::prove(&leaves, &indexes)?;
@@ -305,33 +338,9 @@ fn cmd_spend(raw: &[String]) -> Result<()> {
     if mode == Mode::Owner {
         mmr_cell::check_owner(&wallet, &w)?;
     }
-    let deployment = match (&code, binary, code_dep) {
-        (CodeRef::TypeId { args }, _, _) => deploy::find_type_id(&wallet, *args)?,
-        (CodeRef::Data2 { .. }, Some(b), Some(op)) => deploy::at_out_point(&wallet, op, &b)?,
-        (CodeRef::Data2 { .. }, Some(b), None) => deploy::find_own(&wallet, &b, false)?
-            .ok_or_else(|| {
-                Error::NotFound(
-                    "no deployment of this binary among the key's cells: pass --code-dep TX:INDEX"
-                        .into(),
-                )
-            })?,
-        (CodeRef::Data2 { .. }, None, _) => unreachable!("a data2 reference comes with its binary"),
-    };
+    let deployment = verifier_deployment(&wallet, &code, binary, code_dep)?;
     let lock = mmr_cell::lock_script(&code, &w, mode);
-    let cells = mmr_cell::find_locked(&wallet, &lock)?;
-    let cell = match cell_at {
-        Some(op) => cells
-            .into_iter()
-            .find(|c| c.out_point.as_slice() == op.as_slice()),
-        None => cells.into_iter().next(),
-    }
-    .ok_or_else(|| {
-        Error::NotFound(format!(
-            "no live cell locked by {} (args {})",
-            hex(lock.calc_script_hash().as_slice()),
-            hex(&w.lock_args_for(mode))
-        ))
-    })?;
+    let cell = pick_cell(&wallet, &lock, cell_at, &w.lock_args_for(mode))?;
     let spend = Spend::new(cell.clone(), deployment, &w, format, mode)?;
     let built = spend.build(&wallet)?;
     if let Some(path) = a.value("--save-tx") {
@@ -351,6 +360,51 @@ fn cmd_spend(raw: &[String]) -> Result<()> {
         }),
     );
     Ok(())
+}
+
+/// The live cell locked by `lock`: the one at `at` when given, else the first.
+fn pick_cell(
+    wallet: &Wallet,
+    lock: &packed::Script,
+    at: Option<packed::OutPoint>,
+    args: &[u8],
+) -> Result<devnet::rpc::IndexedCell> {
+    let cells = mmr_cell::find_locked(wallet, lock)?;
+    match at {
+        Some(op) => cells
+            .into_iter()
+            .find(|c| c.out_point.as_slice() == op.as_slice()),
+        None => cells.into_iter().next(),
+    }
+    .ok_or_else(|| {
+        Error::NotFound(format!(
+            "no live cell locked by {} (args {})",
+            hex(lock.calc_script_hash().as_slice()),
+            hex(args)
+        ))
+    })
+}
+
+/// The verifier's live code cell: by type id, at `--code-dep`, or among the key's cells.
+fn verifier_deployment(
+    wallet: &Wallet,
+    code: &CodeRef,
+    binary: Option<Vec<u8>>,
+    code_dep: Option<packed::OutPoint>,
+) -> Result<deploy::Deployment> {
+    Ok(match (code, binary, code_dep) {
+        (CodeRef::TypeId { args }, _, _) => deploy::find_type_id(wallet, *args)?,
+        (CodeRef::Data2 { .. }, Some(b), Some(op)) => deploy::at_out_point(wallet, op, &b)?,
+        (CodeRef::Data2 { .. }, Some(b), None) => {
+            deploy::find_own(wallet, &b, false)?.ok_or_else(|| {
+                Error::NotFound(
+                    "no deployment of this binary among the key's cells: pass --code-dep TX:INDEX"
+                        .into(),
+                )
+            })?
+        }
+        (CodeRef::Data2 { .. }, None, _) => unreachable!("a data2 reference comes with its binary"),
+    })
 }
 
 fn save_tx(path: &str, tx: &packed::Transaction) -> Result<()> {
@@ -448,6 +502,331 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
         println!("mock transaction: {} (ckb-debugger --tx-file {} --script-group-type lock --cell-type input --cell-index N)", out.display(), out.display());
     }
     total.map(|_| ())
+}
+
+/// The accumulator's type script code hash: the code cell's data hash when `--code-dep` names
+/// it, else the hash of `--type-script-binary` (default build/release/accumulator-type),
+/// whose bytes also find the key's own deployment.
+struct AccCode {
+    code_hash: Option<[u8; 32]>,
+    binary: Option<Vec<u8>>,
+    code_dep: Option<packed::OutPoint>,
+}
+
+impl AccCode {
+    fn from_args(a: &Args) -> Result<AccCode> {
+        let code_dep = a.value("--code-dep").map(parse_out_point).transpose()?;
+        AccCode::new(a, code_dep)
+    }
+
+    fn new(a: &Args, code_dep: Option<packed::OutPoint>) -> Result<AccCode> {
+        let binary = match (a.value("--type-script-binary"), &code_dep) {
+            (Some(path), _) => Some(deploy::read_binary(path)?),
+            (None, Some(_)) => None,
+            (None, None) => Some(deploy::read_binary(accumulator::DEFAULT_BINARY)?),
+        };
+        Ok(AccCode {
+            code_hash: binary.as_deref().map(ckb_hash::blake2b_256),
+            binary,
+            code_dep,
+        })
+    }
+
+    /// The code hash, reading the `--code-dep` cell when no binary was given.
+    fn code_hash(&self, chain: &Chain) -> Result<[u8; 32]> {
+        if let Some(h) = self.code_hash {
+            return Ok(h);
+        }
+        let op = self.code_dep.clone().expect("a code dep when no binary");
+        let (_, data) = chain
+            .rpc
+            .live_cell(&op)?
+            .ok_or_else(|| Error::NotFound(format!("no live cell at {}", out_point_text(&op))))?;
+        Ok(ckb_hash::blake2b_256(&data))
+    }
+
+    fn deployment(
+        &self,
+        wallet: &Wallet,
+        code_hash: [u8; 32],
+        acc: Option<&Accumulator>,
+    ) -> Result<deploy::Deployment> {
+        accumulator::find_code(
+            wallet,
+            code_hash,
+            self.binary.as_deref(),
+            self.code_dep.clone(),
+            acc,
+        )
+    }
+}
+
+const ACC_CODE: [&str; 2] = ["--type-script-binary", "--code-dep"];
+
+fn acc_json(acc: &Accumulator, extra: Value) -> Value {
+    let mut fields = acc.to_json();
+    if let (Value::Object(map), Value::Object(more)) = (&mut fields, extra) {
+        map.extend(more);
+    }
+    fields
+}
+
+fn cmd_acc(raw: &[String]) -> Result<()> {
+    let Some((sub, rest)) = raw.split_first() else {
+        return Err(Error::Usage(format!(
+            "acc takes create, append, extend, show or handover\n\n{USAGE}"
+        )));
+    };
+    match sub.as_str() {
+        "create" => acc_create(rest),
+        "append" | "extend" => acc_grow(rest, sub == "extend"),
+        "show" => acc_show(rest),
+        "handover" => acc_handover(rest),
+        other => Err(Error::Usage(format!(
+            "unknown acc command {other:?}: create, append, extend, show or handover\n\n{USAGE}"
+        ))),
+    }
+}
+
+fn acc_create(raw: &[String]) -> Result<()> {
+    let a = Args::parse(raw, &options(&[&["--leaves"][..], &ACC_CODE].concat()))?;
+    let leaves = mmr_cell::read_leaves(a.required("--leaves")?)?;
+    let code = AccCode::from_args(&a)?;
+    let (chain, key, fee_rate) = connect(&a)?;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let code_hash = code.code_hash(&chain)?;
+    let c = accumulator::commitment(&leaves);
+    if let Some(found) = accumulator::find_held(&wallet, code_hash, &c)?
+        .into_iter()
+        .next()
+    {
+        progress("the key already holds an accumulator with this MMR; nothing sent");
+        print(&a, acc_json(&found, json!({ "created": false })));
+        return Ok(());
+    }
+    let deployment = code.deployment(&wallet, code_hash, None)?;
+    let draft = accumulator::create_draft(&deployment, key.lock(), &leaves);
+    let built = accumulator::complete(&wallet, draft)?;
+    let cycles = chain.rpc.estimate_cycles(&built.tx)?;
+    let hash = accumulator::send(&wallet, &built, "creating the accumulator")?;
+    let acc = accumulator::after(code_hash, &built)?;
+    print(
+        &a,
+        acc_json(
+            &acc,
+            json!({ "created": true, "tx_hash": format!("{hash:#x}"), "cycles": cycles,
+                    "tx_bytes": built.size(), "fee_shannons": built.fee }),
+        ),
+    );
+    Ok(())
+}
+
+/// The accumulator `--type-id` names, with the code hash it was found under.
+fn acc_of(a: &Args, chain: &Chain, code: &AccCode) -> Result<Accumulator> {
+    let type_id = parse_hash("--type-id", a.required("--type-id")?)?;
+    accumulator::find(chain, code.code_hash(chain)?, type_id)
+}
+
+fn acc_show(raw: &[String]) -> Result<()> {
+    let a = Args::parse(
+        raw,
+        &[
+            &["--rpc", "--type-id", "--json", "--allow-mainnet"][..],
+            &ACC_CODE,
+        ]
+        .concat(),
+    )?;
+    let code = AccCode::from_args(&a)?;
+    let chain = Chain::connect(a.required("--rpc")?, a.flag("--allow-mainnet"))?;
+    let acc = acc_of(&a, &chain, &code)?;
+    print(&a, acc.to_json());
+    Ok(())
+}
+
+/// Sends an update of the accumulator paid and signed by the key that holds it.
+fn acc_update(
+    a: &Args,
+    wallet: &Wallet,
+    code: &AccCode,
+    acc: &Accumulator,
+    update: Update,
+    what: &str,
+) -> Result<()> {
+    acc.check_holder(wallet)?;
+    let (new, lock, payload) = update.parts(acc)?;
+    let deployment = code.deployment(wallet, acc.code_hash, Some(acc))?;
+    let draft = accumulator::update_draft(acc, &deployment, &new, lock, &payload);
+    let built = accumulator::complete(wallet, draft)?;
+    let cycles = wallet.chain.rpc.estimate_cycles(&built.tx)?;
+    let hash = accumulator::send(wallet, &built, what)?;
+    let after = accumulator::after(acc.code_hash, &built)?;
+    print(
+        a,
+        acc_json(
+            &after,
+            json!({ "sent": true, "tx_hash": format!("{hash:#x}"), "cycles": cycles,
+                    "tx_bytes": built.size(), "fee_shannons": built.fee,
+                    "leaves_added": after.leaf_count - acc.leaf_count }),
+        ),
+    );
+    Ok(())
+}
+
+fn acc_grow(raw: &[String], extend: bool) -> Result<()> {
+    let a = Args::parse(
+        raw,
+        &options(&[&["--type-id", "--leaves"][..], &ACC_CODE].concat()),
+    )?;
+    let path = a.required("--leaves")?;
+    let leaves = mmr_cell::read_leaves(path)?;
+    let code = AccCode::from_args(&a)?;
+    let (chain, key, fee_rate) = connect(&a)?;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let acc = acc_of(&a, &chain, &code)?;
+    acc.check_prefix(&leaves, path)?;
+    if leaves.len() as u64 == acc.leaf_count {
+        // A rerun after the update was committed: the chain already holds the file.
+        progress("the accumulator already holds every leaf of the file; nothing sent");
+        print(
+            &a,
+            acc_json(&acc, json!({ "sent": false, "leaves_added": 0 })),
+        );
+        return Ok(());
+    }
+    let (update, what) = if extend {
+        (Update::Extend(&leaves), "extending the accumulator")
+    } else {
+        (Update::Append(&leaves), "appending to the accumulator")
+    };
+    acc_update(&a, &wallet, &code, &acc, update, what)
+}
+
+fn acc_handover(raw: &[String]) -> Result<()> {
+    let a = Args::parse(
+        raw,
+        &options(&[&["--type-id", "--to-key"][..], &ACC_CODE].concat()),
+    )?;
+    let to = Key::from_file(a.required("--to-key")?)?;
+    let code = AccCode::from_args(&a)?;
+    let (chain, key, fee_rate) = connect(&a)?;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let acc = acc_of(&a, &chain, &code)?;
+    if acc.lock().as_slice() == to.lock().as_slice() {
+        progress("the accumulator is already locked by that key; nothing sent");
+        print(&a, acc_json(&acc, json!({ "sent": false })));
+        return Ok(());
+    }
+    acc_update(
+        &a,
+        &wallet,
+        &code,
+        &acc,
+        Update::Keep(to.lock()),
+        "handing the accumulator over",
+    )
+}
+
+fn lock_by_reference(a: &Args, code: &CodeRef, capacity: u64) -> Result<()> {
+    let acc_code = AccCode::from_args(a)?;
+    let type_id = parse_hash("--acc", a.required("--acc")?)?;
+    let mode = mode_of(a);
+    let (chain, key, fee_rate) = connect(a)?;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let acc = accumulator::find(&chain, acc_code.code_hash(&chain)?, type_id)?;
+    let lock = acc.reference_lock(code, mode);
+    let (cell, built) = mmr_cell::lock_cell(&wallet, lock.clone(), capacity)?;
+    print(
+        a,
+        json!({
+            "out_point": out_point_text(&cell.out_point),
+            "tx_hash": hex(cell.out_point.tx_hash().as_slice()),
+            "args": hex(&lock.args().raw_data()),
+            "code_hash": hex(&code.code_hash()),
+            "hash_type": code.kind(),
+            "lock_hash": hex(lock.calc_script_hash().as_slice()),
+            "accumulator_type_hash": hex(&acc.type_hash()),
+            "capacity_shannons": capacity,
+            "fee_shannons": built.fee,
+        }),
+    );
+    Ok(())
+}
+
+/// How often a by-reference spend is rebuilt after its accumulator moved on under it.
+const DEAD_DEP_RETRIES: usize = 3;
+
+fn spend_by_reference(a: &Args) -> Result<()> {
+    let path = a.required("--leaves")?;
+    let leaves = mmr_cell::read_leaves(path)?;
+    let indexes = tx_generator::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
+    let type_id = parse_hash("--acc", a.required("--acc")?)?;
+    let (code, binary) = code_ref(a)?;
+    let format = format_of(a)?;
+    let mode = mode_of(a);
+    let code_dep = a.value("--code-dep").map(parse_out_point).transpose()?;
+    let cell_at = a.value("--cell").map(parse_out_point).transpose()?;
+    // Here --code-dep is the verifier's: the accumulator's code is named by its binary.
+    let acc_code = AccCode::new(a, None)?;
+    let (chain, key, fee_rate) = connect(a)?;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let deployment = verifier_deployment(&wallet, &code, binary, code_dep)?;
+    let code_hash = acc_code.code_hash(&chain)?;
+    let mut attempt = 0;
+    loop {
+        let acc = accumulator::find(&chain, code_hash, type_id)?;
+        let w = acc.prove(&leaves, path, &indexes)?;
+        if mode == Mode::Owner {
+            mmr_cell::check_owner(&wallet, &w)?;
+        }
+        let lock = acc.reference_lock(&code, mode);
+        let cell = pick_cell(&wallet, &lock, cell_at.clone(), &lock.args().raw_data())?;
+        let spend = Spend::new(cell.clone(), deployment.clone(), &w, format, mode)?
+            .with_dep(acc.cell_dep());
+        let built = spend.build(&wallet)?;
+        if let Some(path) = a.value("--save-tx") {
+            save_tx(path, &built.tx)?;
+        }
+        let sent = match chain.rpc.send_transaction(&built.tx) {
+            Ok(hash) => Ok(hash),
+            Err(CallError::Node(e)) if e.code == POOL_DUPLICATED => {
+                Ok(built.tx.calc_tx_hash().unpack())
+            }
+            Err(CallError::Node(e))
+                if accumulator::is_dead_cell(&e) && attempt < DEAD_DEP_RETRIES =>
+            {
+                attempt += 1;
+                progress(&format!(
+                    "the accumulator moved on while the spend was sent ({}): rebuilding",
+                    e.message
+                ));
+                chain.next_block()?;
+                chain.wait_indexer()?;
+                continue;
+            }
+            Err(CallError::Node(e)) => Err(e.into_error("send_transaction")),
+            Err(CallError::Other(e)) => Err(e),
+        };
+        let hash = sent?;
+        progress(&format!("sent {hash:#x}, waiting for it to be committed"));
+        chain.wait_committed(&hash)?;
+        let cycles = chain.rpc.transaction(&hash)?.and_then(|t| t.cycles);
+        print(
+            a,
+            json!({
+                "tx_hash": format!("{hash:#x}"),
+                "status": "committed",
+                "cycles": cycles,
+                "tx_bytes": built.size(),
+                "fee_shannons": built.fee,
+                "spent": out_point_text(&cell.out_point),
+                "accumulator": out_point_text(&acc.cell.out_point),
+                "root": hex(&acc.commitment.root),
+                "mmr_size": acc.commitment.mmr_size,
+                "rebuilt": attempt,
+            }),
+        );
+        return Ok(());
+    }
 }
 
 fn node_line(node: &Node) -> Value {
@@ -570,6 +949,7 @@ fn main() {
         "lock" => cmd_lock(&rest),
         "spend" => cmd_spend(&rest),
         "debug" => cmd_debug(&rest),
+        "acc" => cmd_acc(&rest),
         other => Err(Error::Usage(format!(
             "unknown command {other:?}\n\n{USAGE}"
         ))),

@@ -99,6 +99,8 @@ pub struct Spend {
     /// The whole `WitnessArgs` at the MMR cell's input.
     pub witness: Bytes,
     pub mode: Mode,
+    /// Cell deps after the code's: the accumulator of a by-reference lock.
+    pub deps: Vec<packed::CellDep>,
 }
 
 impl Spend {
@@ -116,7 +118,14 @@ impl Spend {
             code,
             witness: Bytes::from(tx_generator::witness_args_with_lock(&payload)),
             mode,
+            deps: Vec::new(),
         })
+    }
+
+    /// The same spend with `dep` as a further cell dep.
+    pub fn with_dep(mut self, dep: packed::CellDep) -> Spend {
+        self.deps.push(dep);
+        self
     }
 
     /// The transaction: in plain mode the MMR cell alone, paying its capacity less the fee to
@@ -127,7 +136,7 @@ impl Spend {
             .capacity(self.cell.capacity())
             .build();
         let draft = Draft {
-            cell_deps: vec![self.code.cell_dep()],
+            cell_deps: [vec![self.code.cell_dep()], self.deps.clone()].concat(),
             inputs: vec![(self.cell.out_point.clone(), self.cell.output.clone())],
             outputs: vec![(to_key, Bytes::new())],
             witnesses: vec![self.witness.clone()],

@@ -31,8 +31,8 @@ pub struct Draft {
     pub inputs: Vec<(packed::OutPoint, packed::CellOutput)>,
     pub outputs: Vec<(packed::CellOutput, Bytes)>,
     pub witnesses: Vec<Bytes>,
-    /// An output whose type script is a new type id: its args are set from the first input
-    /// once the inputs are chosen.
+    /// An output whose type script takes a new type id as args (the built-in type id script
+    /// when it has none): the args are set from the first input once the inputs are chosen.
     pub type_id_output: Option<usize>,
 }
 
@@ -47,6 +47,7 @@ pub enum Pay {
 }
 
 /// A balanced, signed transaction.
+#[derive(Clone)]
 pub struct Built {
     pub tx: packed::Transaction,
     pub fee: u64,
@@ -261,10 +262,19 @@ impl<'a> Wallet<'a> {
                 None if placeholder => [0; 32],
                 None => return Err(Error::Usage("a type id needs an input".into())),
             };
+            // The output's own type script (the built-in type id's, or an accumulator's that
+            // checks the same rule) gets the args.
+            let type_ = outputs[n]
+                .type_()
+                .to_opt()
+                .unwrap_or_else(|| type_id_script([0; 32]))
+                .as_builder()
+                .args(Bytes::copy_from_slice(&args).pack())
+                .build();
             outputs[n] = outputs[n]
                 .clone()
                 .as_builder()
-                .type_(Some(type_id_script(args)).pack())
+                .type_(Some(type_).pack())
                 .build();
         }
         let group = self.key_group(draft);

@@ -3,32 +3,14 @@
 
 mod common;
 
+use common::{json_of, kill_after_send, run, signal, BIN};
 use devnet::chain::Chain;
 use devnet::key::{Key, DEV_KEY};
 use devnet::wallet::{Wallet, DEFAULT_FEE_RATE};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_ckb-devnet");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env("CKB_DEVNET_QUIET", "1")
-        .output()
-        .expect("runs ckb-devnet")
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
+use std::process::{Child, Command, Stdio};
 
 /// `ckb-devnet node` as a child, and the JSON line it printed once the RPC answered.
 fn spawn_node(dir: &Path) -> (Child, Value) {
@@ -49,11 +31,6 @@ fn spawn_node(dir: &Path) -> (Child, Value) {
         .unwrap()
         .starts_with("http://127.0.0.1:"));
     (child, info)
-}
-
-fn signal(pid: u32, sig: i32) {
-    // SAFETY: a signal to a child this test started.
-    unsafe { libc::kill(pid as i32, sig) };
 }
 
 #[test]
@@ -288,28 +265,6 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
             .unwrap(),
         balance
     );
-}
-
-/// Runs a client command that waits for a miner that never comes, and kills it (SIGKILL) as
-/// soon as it has sent its transaction. Returns the hash it sent.
-fn kill_after_send(args: &[&str]) -> String {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .arg("--no-generate")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stderr = BufReader::new(child.stderr.take().unwrap());
-    for line in stderr.lines() {
-        let line = line.unwrap();
-        if let Some(rest) = line.strip_prefix("ckb-devnet: sent ") {
-            signal(child.id(), libc::SIGKILL);
-            child.wait().unwrap();
-            return rest.split(',').next().unwrap().to_string();
-        }
-    }
-    panic!("{args:?} never sent: {:?}", child.wait());
 }
 
 #[test]

@@ -2,7 +2,57 @@
 #![allow(dead_code)]
 
 use devnet::node::{self, Node, Tie};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_ckb-devnet");
+
+/// Runs ckb-devnet quietly (no progress lines: standard error is the error alone).
+pub fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("CKB_DEVNET_QUIET", "1")
+        .output()
+        .expect("runs ckb-devnet")
+}
+
+pub fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+pub fn signal(pid: u32, sig: i32) {
+    // SAFETY: a signal to a child this test started.
+    unsafe { libc::kill(pid as i32, sig) };
+}
+
+/// Runs a client command that waits for a miner that never comes, and kills it (SIGKILL) as
+/// soon as it has sent its transaction. Returns the hash it sent.
+pub fn kill_after_send(args: &[&str]) -> String {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .arg("--no-generate")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        if let Some(rest) = line.strip_prefix("ckb-devnet: sent ") {
+            signal(child.id(), libc::SIGKILL);
+            child.wait().unwrap();
+            return rest.split(',').next().unwrap().to_string();
+        }
+    }
+    panic!("{args:?} never sent: {:?}", child.wait());
+}
 
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
