@@ -11,6 +11,50 @@ unsafe impl baseline_proof::Hasher for RefHasher {
     fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
         *out = merge(left, right);
     }
+
+    /// The contract's `ref-items` path leaks every merge result into its bump arena; the
+    /// searches run it hundreds of millions of times, so here the slots come from a per-thread
+    /// arena that `baseline_payload` rewinds after each verification.
+    fn node_slot() -> &'static mut core::mem::MaybeUninit<[u8; 32]> {
+        node_arena::slot()
+    }
+}
+
+/// Merge-result storage for `RefHasher::node_slot`: chunks that are never freed or moved
+/// (each a `Box` of its own), a cursor that only `rewind` moves back.
+mod node_arena {
+    use core::cell::{Cell, RefCell};
+    use core::mem::MaybeUninit;
+
+    const CHUNK: usize = 4096;
+    type Chunk = [MaybeUninit<[u8; 32]>; CHUNK];
+
+    thread_local! {
+        static CHUNKS: RefCell<Vec<Box<Chunk>>> = const { RefCell::new(Vec::new()) };
+        static NEXT: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub fn slot() -> &'static mut MaybeUninit<[u8; 32]> {
+        let next = NEXT.with(|n| n.replace(n.get() + 1));
+        CHUNKS.with(|chunks| {
+            let mut chunks = chunks.borrow_mut();
+            if next / CHUNK == chunks.len() {
+                chunks.push(Box::new([MaybeUninit::uninit(); CHUNK]));
+            }
+            let p: *mut MaybeUninit<[u8; 32]> = &mut chunks[next / CHUNK][next % CHUNK];
+            // SAFETY: the chunk's heap block is never freed or moved (the Vec holds the Box,
+            // only the pointer moves when it grows), and slot `next` is handed out once until
+            // `rewind`, which runs only when every reference from the last verification is
+            // gone.
+            unsafe { &mut *p }
+        })
+    }
+
+    /// Called after `baseline_proof::verify` returned: it returns no node, so none of the
+    /// slots it was given is reachable any more.
+    pub fn rewind() {
+        NEXT.with(|n| n.set(0));
+    }
 }
 
 impl compiled_proof::Merge for RefHasher {
@@ -80,10 +124,9 @@ fn code<E>(r: Result<(), E>, f: impl Fn(E) -> i8) -> i8 {
 
 /// `baseline_proof::verify` (payload level; `mmr_size` and `leaf_count` already valid).
 pub fn baseline_payload(payload: &[u8], root: &[u8; 32], mmr_size: u64, leaf_count: u64) -> i8 {
-    code(
-        baseline_proof::verify::<RefHasher>(payload, root, mmr_size, leaf_count),
-        |e| e.code(),
-    )
+    let result = baseline_proof::verify::<RefHasher>(payload, root, mmr_size, leaf_count);
+    node_arena::rewind();
+    code(result, |e| e.code())
 }
 
 /// `compiled_proof::verify` (payload level).
