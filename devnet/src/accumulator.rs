@@ -411,8 +411,11 @@ pub fn send(wallet: &Wallet, built: &Built, what: &str) -> Result<ckb_types::H25
 
 /// True when the node refused a transaction because a cell it names (an input or a cell dep)
 /// is no longer live: a by-reference spend whose accumulator moved on. Rebuild and resend.
+/// ckb 0.210 reports a consumed cell dep as `Unknown(OutPoint(..))` once the spending block
+/// is committed (the spent cell has left its cell set), `Dead` while it still knows it.
 pub fn is_dead_cell(e: &NodeError) -> bool {
-    e.code == TRANSACTION_FAILED_TO_RESOLVE && e.message.contains("Dead")
+    e.code == TRANSACTION_FAILED_TO_RESOLVE
+        && (e.message.contains("Dead(") || e.message.contains("Unknown("))
 }
 
 /// Cells locked by `locks`, all in one transaction paid by the wallet (output `i` is locked by

@@ -8,10 +8,12 @@
 //! - [`accumulator`]: the accumulator cell (create, append, extend, hand over) and the locks
 //!   that follow it by reference.
 //! - [`debug`]: a transaction rebuilt from the node as a ckb-debugger mock transaction.
-//! - [`scenario`]: `./build.sh devnet`, everything above on a fresh dev chain, as a report.
+//! - [`scenario`]: `./build.sh devnet`, everything above on a fresh dev chain, as a report;
+//!   [`acc_scenario`] is its accumulator part.
 //!
 //! The CLI is `ckb-devnet` (docs/deploy.md); exit codes are [`error::Error::exit_code`].
 
+pub mod acc_scenario;
 pub mod accumulator;
 pub mod chain;
 pub mod debug;

@@ -913,9 +913,16 @@ fn cmd_scenario(raw: &[String]) -> Result<()> {
             reason: e.to_string(),
         })?;
         let text = devnet::scenario::replace_between(&text, "devnet-table", &report.markdown())
+            .and_then(|t| {
+                devnet::scenario::replace_between(
+                    &t,
+                    "devnet-accumulator-table",
+                    &report.accumulator_markdown(),
+                )
+            })
             .ok_or_else(|| Error::File {
                 path: doc.into(),
-                reason: "no devnet-table markers".into(),
+                reason: "no devnet-table or devnet-accumulator-table markers".into(),
             })?;
         std::fs::write(doc, text).map_err(|e| Error::File {
             path: doc.into(),

@@ -4,6 +4,7 @@
 //! ckb-debugger's on the transactions rebuilt from the node. Everything goes into a report;
 //! [`Report::check`] fails on any row that did not come out as expected.
 
+use crate::acc_scenario::{self, AccRow};
 use crate::chain::{progress, Chain};
 use crate::debug;
 use crate::deploy::{self, CodeRef, Deployment};
@@ -74,8 +75,13 @@ pub struct Report {
     pub deployments: Vec<DeployRow>,
     pub spends: Vec<SpendRow>,
     pub refusals: Vec<RefusalRow>,
+    /// The accumulator's part: one row per committed transaction.
+    pub accumulator: Vec<AccRow>,
     pub seconds: f64,
 }
+
+/// The accumulator's type script in the release directory.
+const ACCUMULATOR: &str = "accumulator-type";
 
 const VERIFIERS: [(&str, &str, Format); 3] = [
     ("baseline", "baseline-verifier", Format::Baseline),
@@ -90,14 +96,29 @@ fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
-struct Ctx<'a> {
-    chain: &'a Chain,
-    payer: Wallet<'a>,
-    owner: Wallet<'a>,
+pub(crate) struct Ctx<'a> {
+    pub(crate) chain: &'a Chain,
+    pub(crate) payer: Wallet<'a>,
+    pub(crate) owner: Wallet<'a>,
     plain: Workload,
-    owned: Workload,
+    pub(crate) owned: Workload,
     dir: &'a Path,
     debug_n: std::cell::Cell<usize>,
+}
+
+/// What the node and ckb-debugger say about one committed transaction.
+pub(crate) struct Measured {
+    pub(crate) status: String,
+    pub(crate) node_cycles: Option<u64>,
+    pub(crate) debugger_cycles: u64,
+    /// The first lock group's (input 0's lock: the MMR lock in a spend).
+    pub(crate) first_lock_cycles: u64,
+    /// The first type group's (the accumulator's type script), 0 if none.
+    pub(crate) type_cycles: u64,
+    pub(crate) fee_shannons: u64,
+    pub(crate) tx_bytes: usize,
+    /// Witness 0, the `WitnessArgs` that carries the payload.
+    pub(crate) witness0_bytes: usize,
 }
 
 impl Ctx<'_> {
@@ -108,12 +129,12 @@ impl Ctx<'_> {
         }
     }
 
-    fn lock(&self, code: &CodeRef, mode: Mode) -> Result<IndexedCell> {
+    pub(crate) fn lock(&self, code: &CodeRef, mode: Mode) -> Result<IndexedCell> {
         let lock = mmr_cell::lock_script(code, self.workload(mode), mode);
         Ok(mmr_cell::lock_cell(&self.payer, lock, DEFAULT_CELL_CAPACITY)?.0)
     }
 
-    fn spender(&self, mode: Mode) -> &Wallet<'_> {
+    pub(crate) fn spender(&self, mode: Mode) -> &Wallet<'_> {
         match mode {
             Mode::Plain => &self.payer,
             Mode::Owner => &self.owner,
@@ -142,37 +163,20 @@ impl Ctx<'_> {
     ) -> Result<SpendRow> {
         let estimate = self.chain.rpc.estimate_cycles(&built.tx)?;
         let hash = self.chain.send_and_commit(&built.tx)?;
-        let status = self
-            .chain
-            .rpc
-            .transaction(&hash)?
-            .ok_or_else(|| Error::NotFound(format!("{hash:#x}")))?;
-        let n = self.debug_n.get();
-        self.debug_n.set(n + 1);
-        let mock_file = self.dir.join(format!("debug-{n:02}.json"));
-        let tx = status
-            .tx
-            .clone()
-            .ok_or_else(|| Error::NotFound("the committed body".into()))?;
-        let (mock, runs) = debug::debug(&self.chain.rpc, &tx, &mock_file)?;
-        let debugger_cycles = debug::total_cycles(&runs)?;
-        let mmr_lock_cycles = runs
-            .first()
-            .and_then(|r| r.run.as_ref().ok())
-            .map_or(0, |r| r.cycles);
+        let m = self.measure(&hash)?;
         let row = SpendRow {
             verifier,
             mode,
             deployment,
             upgraded,
             tx_hash: format!("{hash:#x}"),
-            status: status.status,
-            node_cycles: status.cycles.unwrap_or(estimate),
+            status: m.status,
+            node_cycles: m.node_cycles.unwrap_or(estimate),
             estimate_cycles: estimate,
-            debugger_cycles,
-            mmr_lock_cycles,
+            debugger_cycles: m.debugger_cycles,
+            mmr_lock_cycles: m.first_lock_cycles,
             tx_bytes: built.size(),
-            fee_shannons: fee_from_mock(&mock),
+            fee_shannons: m.fee_shannons,
         };
         progress(&format!(
             "{verifier} {} {deployment}: committed, node {} cycles, ckb-debugger {}",
@@ -183,10 +187,45 @@ impl Ctx<'_> {
         Ok(row)
     }
 
+    /// A committed transaction as the node has it, rebuilt as a mock transaction and run in
+    /// ckb-debugger group by group.
+    pub(crate) fn measure(&self, hash: &ckb_types::H256) -> Result<Measured> {
+        let status = self
+            .chain
+            .rpc
+            .transaction(hash)?
+            .ok_or_else(|| Error::NotFound(format!("{hash:#x}")))?;
+        let n = self.debug_n.get();
+        self.debug_n.set(n + 1);
+        let mock_file = self.dir.join(format!("debug-{n:02}.json"));
+        let tx = status
+            .tx
+            .clone()
+            .ok_or_else(|| Error::NotFound("the committed body".into()))?;
+        let (mock, runs) = debug::debug(&self.chain.rpc, &tx, &mock_file)?;
+        let debugger_cycles = debug::total_cycles(&runs)?;
+        let group = |kind: &str| {
+            runs.iter()
+                .find(|r| r.group_type == kind)
+                .and_then(|r| r.run.as_ref().ok())
+                .map_or(0, |r| r.cycles)
+        };
+        Ok(Measured {
+            status: status.status,
+            node_cycles: status.cycles,
+            debugger_cycles,
+            first_lock_cycles: group("lock"),
+            type_cycles: group("type"),
+            fee_shannons: fee_from_mock(&mock),
+            tx_bytes: tx.as_slice().len() + 4,
+            witness0_bytes: tx.witnesses().get(0).map_or(0, |w| w.raw_data().len()),
+        })
+    }
+
     /// Sends a transaction that must be refused (or, for `expect_refused: false`, accepted),
     /// checks the cell afterwards and spends it honestly when `then` is given.
     #[allow(clippy::too_many_arguments)]
-    fn refusal(
+    pub(crate) fn refusal(
         &self,
         case: &'static str,
         verifier: &'static str,
@@ -265,7 +304,9 @@ pub fn run(dir: &Path, release: &Path) -> Result<Report> {
     let started = Instant::now();
     let binaries: Vec<Vec<u8>> = VERIFIERS
         .iter()
-        .map(|(_, file, _)| deploy::read_binary(&release.join(file).display().to_string()))
+        .map(|(_, file, _)| file)
+        .chain([&ACCUMULATOR])
+        .map(|file| deploy::read_binary(&release.join(file).display().to_string()))
         .collect::<Result<_>>()?;
     std::fs::create_dir_all(dir).map_err(|e| Error::File {
         path: dir.display().to_string(),
@@ -309,6 +350,7 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
         deployments: Vec::new(),
         spends: Vec::new(),
         refusals: Vec::new(),
+        accumulator: Vec::new(),
         seconds: 0.0,
     };
 
@@ -359,6 +401,20 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
         .push(ctx.commit_spend(&built, "c", Mode::Plain, "type", true)?);
 
     refusals(&ctx, &data2, &mut report)?;
+
+    progress("deploying the accumulator type script (data2)");
+    let acc_code = deploy::deploy(&ctx.payer, &binaries[3], false)?;
+    report
+        .deployments
+        .push(deploy_row("accumulator", &acc_code, binaries[3].len()));
+    let verifiers: Vec<(&'static str, &Deployment, Format)> = VERIFIERS
+        .iter()
+        .zip(&data2)
+        .map(|((name, _, format), d)| (*name, d, *format))
+        .collect();
+    let (rows, refused) = acc_scenario::run(&ctx, &verifiers, acc_code)?;
+    report.accumulator = rows;
+    report.refusals.extend(refused);
     Ok(report)
 }
 
@@ -633,7 +689,40 @@ impl Report {
                 "not_spent_because": match &r.spent_after { Ok(_) => Value::Null, Err(e) => json!(e) },
                 "as_expected": r.as_expected(),
             })).collect::<Vec<_>>(),
+            "accumulator": self.accumulator.iter().map(|r| json!({
+                "step": r.step, "note": r.note, "verifier": r.verifier,
+                "mode": r.mode.map(mode_name), "tx_hash": r.tx_hash, "status": r.status,
+                "node_cycles": r.node_cycles, "debugger_cycles": r.debugger_cycles,
+                "script_cycles": r.script_cycles, "tx_bytes": r.tx_bytes,
+                "witness_bytes": r.witness_bytes, "fee_shannons": r.fee_shannons,
+                "leaves_appended": r.leaves_appended, "mmr_size_after": r.mmr_size_after,
+            })).collect::<Vec<_>>(),
         })
+    }
+
+    /// The accumulator's table docs/deploy.md shows between its `devnet-accumulator-table`
+    /// markers (numbers that repeat exactly on every fresh chain).
+    pub fn accumulator_markdown(&self) -> String {
+        let mut s = String::from(
+            "| step | what | verifier | mode | leaves appended | mmr_size after | node cycles (= ckb-debugger) | of which the type script or MMR lock | tx bytes | witness bytes | fee (shannons) |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        );
+        for r in &self.accumulator {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                r.step,
+                r.note,
+                r.verifier.unwrap_or(""),
+                r.mode.map_or("", mode_name),
+                group(r.leaves_appended),
+                group(r.mmr_size_after),
+                group(r.node_cycles),
+                group(r.script_cycles),
+                group(r.tx_bytes as u64),
+                group(r.witness_bytes as u64),
+                group(r.fee_shannons)
+            ));
+        }
+        s
     }
 
     /// The measured tables docs/deploy.md shows between its `devnet-table` markers: only
@@ -727,17 +816,46 @@ impl Report {
             ));
         }
         s.push_str(&format!(
-            "\n{} deployments, {} spends, {} refusal cases in {:.0} s\n",
+            "\n{:<9} {:<38} {:<9} {:<6} {:>7} {:>9} {:>12} {:>12} {:>9} {:>8}\n",
+            "acc step",
+            "what",
+            "verifier",
+            "mode",
+            "leaves",
+            "mmr_size",
+            "node cycles",
+            "debugger",
+            "tx bytes",
+            "witness"
+        ));
+        for r in &self.accumulator {
+            s.push_str(&format!(
+                "{:<9} {:<38} {:<9} {:<6} {:>7} {:>9} {:>12} {:>12} {:>9} {:>8}\n",
+                r.step,
+                r.note,
+                r.verifier.unwrap_or("-"),
+                r.mode.map_or("-", mode_name),
+                r.leaves_appended,
+                r.mmr_size_after,
+                r.node_cycles,
+                r.debugger_cycles,
+                r.tx_bytes,
+                r.witness_bytes
+            ));
+        }
+        s.push_str(&format!(
+            "\n{} deployments, {} spends, {} accumulator transactions, {} refusal cases in {:.0} s\n",
             self.deployments.len(),
             self.spends.len(),
+            self.accumulator.len(),
             self.refusals.len(),
             self.seconds
         ));
         s
     }
 
-    /// Fails unless every spend committed with node cycles equal to ckb-debugger's and every
-    /// refusal came out as expected.
+    /// Fails unless every spend and accumulator transaction committed with node cycles equal
+    /// to ckb-debugger's and every refusal came out as expected.
     pub fn check(&self) -> Result<()> {
         for s in &self.spends {
             if s.status != "committed"
@@ -753,6 +871,14 @@ impl Report {
                     s.node_cycles,
                     s.estimate_cycles,
                     s.debugger_cycles
+                )));
+            }
+        }
+        for r in &self.accumulator {
+            if r.status != "committed" || r.node_cycles == 0 || r.node_cycles != r.debugger_cycles {
+                return Err(Error::Scenario(format!(
+                    "accumulator {} ({}): status {}, node {} / ckb-debugger {} cycles",
+                    r.step, r.note, r.status, r.node_cycles, r.debugger_cycles
                 )));
             }
         }

@@ -72,8 +72,108 @@ fn check_spends(report: &Report) {
     }
 }
 
+/// An accumulator row as expected: step, verifier, mode, leaves appended, leaf count after.
+type AccExpected = (&'static str, Option<&'static str>, Option<Mode>, u64, u64);
+
+/// Every accumulator transaction, in order.
+const ACC_ROWS: [AccExpected; 17] = [
+    ("create", None, None, 7, 7),
+    ("append", None, None, 1, 8),
+    ("spend", Some("compiled"), Some(Mode::Plain), 0, 8),
+    ("spend", Some("baseline"), Some(Mode::Plain), 0, 8),
+    ("append", None, None, 10, 18),
+    ("spend", Some("c"), Some(Mode::Plain), 0, 18),
+    ("extend", None, None, 2502, 2520),
+    ("spend", Some("baseline"), Some(Mode::Plain), 0, 2520),
+    ("spend", Some("baseline"), Some(Mode::Owner), 0, 2520),
+    ("spend", Some("c"), Some(Mode::Plain), 0, 2520),
+    ("spend", Some("c"), Some(Mode::Owner), 0, 2520),
+    ("spend", Some("compiled"), Some(Mode::Plain), 0, 2520),
+    ("spend", Some("compiled"), Some(Mode::Owner), 0, 2520),
+    ("spend", Some("compiled"), Some(Mode::Plain), 0, 2520),
+    ("handover", None, None, 0, 2520),
+    ("spend", Some("baseline"), Some(Mode::Plain), 0, 2520),
+    ("append", None, None, 1, 2521),
+];
+
+fn check_accumulator(report: &Report) {
+    let rows = &report.accumulator;
+    let expected = &ACC_ROWS;
+    assert_eq!(
+        rows.len(),
+        expected.len(),
+        "{:?}",
+        rows.iter().map(|r| r.step).collect::<Vec<_>>()
+    );
+    for (r, &(step, verifier, mode, appended, leaves)) in rows.iter().zip(expected.iter()) {
+        let what = format!("{step} ({})", r.note);
+        assert_eq!(
+            (r.step, r.verifier, r.mode),
+            (step, verifier, mode),
+            "{what}"
+        );
+        assert_eq!(r.status, "committed", "{what}");
+        assert_eq!(r.node_cycles, r.debugger_cycles, "{what}");
+        assert!(
+            r.script_cycles > 0 && r.script_cycles <= r.node_cycles,
+            "{what}"
+        );
+        assert_eq!(r.leaves_appended, appended, "{what}");
+        assert_eq!(
+            r.mmr_size_after,
+            mmr_lock::mmr::mmr_size_of(leaves),
+            "{what}"
+        );
+        assert!(
+            r.witness_bytes > 0 && r.witness_bytes < r.tx_bytes,
+            "{what}"
+        );
+        // Bytes set the fee here too.
+        assert_eq!(r.fee_shannons, r.tx_bytes as u64, "{what}");
+    }
+    // The reference proof by reference costs what it costs with the root in the args, plus
+    // the accumulator's lookup among the cell deps; owner mode proves the very same MMR.
+    for r in rows.iter().filter(|r| r.note == "reference proof") {
+        let direct = report
+            .spends
+            .iter()
+            .find(|s| {
+                Some(s.verifier) == r.verifier && Some(s.mode) == r.mode && s.deployment == "data2"
+            })
+            .unwrap();
+        assert!(
+            r.script_cycles > direct.mmr_lock_cycles
+                && r.script_cycles < direct.mmr_lock_cycles + 50_000,
+            "{:?} {:?}: by reference {} vs {}",
+            r.verifier,
+            r.mode,
+            r.script_cycles,
+            direct.mmr_lock_cycles
+        );
+    }
+    let json = report.to_json();
+    for field in [
+        "step",
+        "verifier",
+        "mode",
+        "tx_hash",
+        "status",
+        "node_cycles",
+        "debugger_cycles",
+        "tx_bytes",
+        "witness_bytes",
+        "leaves_appended",
+        "mmr_size_after",
+    ] {
+        assert!(
+            json["accumulator"][0].get(field).is_some(),
+            "accumulator[].{field}"
+        );
+    }
+}
+
 fn check_refusals(report: &Report) {
-    let expected: [(&str, Option<i8>, bool); 8] = [
+    let expected: [(&str, Option<i8>, bool); 14] = [
         ("flipped_leaf_byte", Some(9), true),
         ("proof_for_another_mmr", Some(9), true),
         ("truncated_witness", Some(5), true),
@@ -86,6 +186,12 @@ fn check_refusals(report: &Report) {
         ("hash_type_data", None, false),
         ("args_39_bytes", Some(1), false),
         ("plain_replay_accepted", None, false),
+        ("acc_forged_append", Some(102), true),
+        ("acc_stale_proof_after_append", Some(9), true),
+        ("acc_spend_racing_append", None, true),
+        ("acc_forged_ancestry", Some(113), true),
+        ("acc_counterfeit_dep", Some(90), true),
+        ("acc_destroy", Some(122), true),
     ];
     assert_eq!(report.refusals.len(), expected.len());
     for (case, code, spendable) in expected {
@@ -122,6 +228,16 @@ fn check_refusals(report: &Report) {
         "{}",
         data.node_message
     );
+    let race = report
+        .refusals
+        .iter()
+        .find(|r| r.case == "acc_spend_racing_append")
+        .unwrap();
+    assert!(
+        race.node_message.contains("TransactionFailedToResolve"),
+        "{}",
+        race.node_message
+    );
 }
 
 #[test]
@@ -131,8 +247,13 @@ fn scenario_on_a_fresh_dev_chain() {
     print!("{}", report.table());
     check_spends(&report);
     check_refusals(&report);
+    check_accumulator(&report);
     report.check().expect("every row as expected");
-    assert_eq!(report.deployments.len(), 5, "3 data2, 1 type id, 1 upgrade");
+    assert_eq!(
+        report.deployments.len(),
+        6,
+        "3 data2, 1 type id, 1 upgrade, the accumulator's type script"
+    );
     for d in &report.deployments {
         let type_bytes = if d.deployment == "type" { 65 } else { 0 };
         // 8 capacity + 53 secp lock (+ 65 type id) + the binary: 1 CKB a byte.
@@ -179,6 +300,13 @@ fn scenario_on_a_fresh_dev_chain() {
     assert_eq!(
         shown.trim(),
         report.markdown().trim(),
+        "docs/deploy.md is stale: run ./build.sh devnet"
+    );
+    let shown = scenario::between(&doc, "devnet-accumulator-table")
+        .expect("devnet-accumulator-table markers");
+    assert_eq!(
+        shown.trim(),
+        report.accumulator_markdown().trim(),
         "docs/deploy.md is stale: run ./build.sh devnet"
     );
 }
