@@ -1,0 +1,286 @@
+//! The accumulator commands as a user runs them on a fresh dev chain: create, show, append,
+//! extend, hand over, lock and spend by reference; bad input (a distinct exit code, one line,
+//! nothing sent); a client killed after sending an append, then rerun.
+
+mod common;
+
+use common::{json_of, kill_after_send, run};
+use devnet::chain::Chain;
+use devnet::key::{Key, DEV_KEY, DEV_KEY_2};
+use devnet::wallet::{Wallet, DEFAULT_FEE_RATE};
+use serde_json::Value;
+use std::path::Path;
+
+/// `n` leaves: owner.key's lock hash at index 2, the rest distinct values.
+fn leaves(n: usize) -> Vec<[u8; 32]> {
+    let owner = Key::from_hex(DEV_KEY_2).unwrap().lock_hash();
+    (0..n)
+        .map(|i| if i == 2 { owner } else { [i as u8 + 1; 32] })
+        .collect()
+}
+
+fn write_leaves(dir: &Path, name: &str, leaves: &[[u8; 32]]) -> String {
+    let path = dir.join(name);
+    let text: String = leaves
+        .iter()
+        .map(|l| format!("{}\n", tx_generator::hex(l)))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn as_refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// Runs a command that must fail with `code`, one line on standard error containing `text`.
+fn refused(args: &[&str], code: i32, text: &str) {
+    let out = run(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+    assert!(stderr.contains(text), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn the_accumulator_commands_on_a_fresh_chain() {
+    let common::Client {
+        node,
+        rpc,
+        key,
+        files: dir,
+        verifier,
+    } = common::client("acc-cli");
+    let owner_key = node.dir.join("owner.key").display().to_string();
+    let type_script = common::release()
+        .join("accumulator-type")
+        .display()
+        .to_string();
+    let chain = Chain::connect(&rpc, false).unwrap();
+    chain.next_block().unwrap();
+    chain.wait_indexer().unwrap();
+    let dev = Key::from_hex(DEV_KEY).unwrap();
+    let wallet = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE);
+    let client = |args: &[&str]| -> Value {
+        let mut all = args.to_vec();
+        all.extend(["--rpc", &rpc, "--key", &key, "--json"]);
+        all.extend(["--type-script-binary", &type_script]);
+        json_of(&run(&all))
+    };
+
+    let code = json_of(&run(&[
+        "deploy", &verifier, "--rpc", &rpc, "--key", &key, "--json",
+    ]));
+    let code = code["out_point"].as_str().unwrap().to_string();
+    json_of(&run(&[
+        "deploy",
+        &type_script,
+        "--rpc",
+        &rpc,
+        "--key",
+        &key,
+        "--json",
+    ]));
+    let l7 = write_leaves(&dir, "7.txt", &leaves(7));
+    let l8 = write_leaves(&dir, "8.txt", &leaves(8));
+    let l18 = write_leaves(&dir, "18.txt", &leaves(18));
+    let l30 = write_leaves(&dir, "30.txt", &leaves(30));
+    let l31 = write_leaves(&dir, "31.txt", &leaves(31));
+    let mut forged = leaves(18);
+    forged[3][0] ^= 1;
+    let forged = write_leaves(&dir, "forged.txt", &forged);
+
+    let created = client(&["acc", "create", "--leaves", &l7]);
+    assert_eq!(created["created"], true, "{created}");
+    assert_eq!(created["leaf_count"], 7);
+    let tid = created["type_id"].as_str().unwrap().to_string();
+    let again = client(&["acc", "create", "--leaves", &l7]);
+    assert_eq!(again["created"], false, "a rerun finds it");
+    assert_eq!(again["type_id"], created["type_id"]);
+    let show = json_of(&run(&[
+        "acc",
+        "show",
+        "--type-id",
+        &tid,
+        "--rpc",
+        &rpc,
+        "--type-script-binary",
+        &type_script,
+        "--json",
+    ]));
+    assert_eq!(show["root"], created["root"]);
+    assert_eq!(
+        (show["mmr_size"].as_u64(), show["leaf_count"].as_u64()),
+        (Some(11), Some(7))
+    );
+    assert_eq!(
+        show["lock_hash"].as_str(),
+        Some(tx_generator::hex(&dev.lock_hash()).as_str())
+    );
+
+    // Cells locked by reference while the accumulator holds 7 leaves.
+    let plain = client(&["lock", "--acc", &tid, "--verifier", &verifier]);
+    assert_eq!(plain["args"].as_str().unwrap().len(), 2 + 66, "{plain}");
+    assert!(plain["args"].as_str().unwrap().ends_with("02"));
+    let owned = client(&["lock", "--acc", &tid, "--verifier", &verifier, "--owner"]);
+    assert!(owned["args"].as_str().unwrap().ends_with("03"));
+
+    // Bad input: each its code and one line, nothing sent.
+    let tip = chain.rpc.tip_block_number().unwrap();
+    let balance = wallet.balance().unwrap();
+    let common = ["--rpc", &rpc, "--type-script-binary", &type_script];
+    let with = |args: &[&str], k: &str| -> Vec<String> {
+        args.iter()
+            .chain(&common)
+            .chain(&["--key", k])
+            .map(|s| s.to_string())
+            .collect()
+    };
+    refused(
+        &as_refs(&with(
+            &["acc", "append", "--type-id", &tid, "--leaves", &forged],
+            &key,
+        )),
+        17,
+        "do not give the accumulator's root",
+    );
+    refused(
+        &as_refs(&with(
+            &["acc", "extend", "--type-id", &tid, "--leaves", &forged],
+            &key,
+        )),
+        17,
+        "do not give the accumulator's root",
+    );
+    let unknown = format!("0x{}", "42".repeat(32));
+    refused(
+        &as_refs(&with(
+            &["acc", "append", "--type-id", &unknown, "--leaves", &l8],
+            &key,
+        )),
+        12,
+        "0 live accumulator cells",
+    );
+    refused(
+        &as_refs(&with(
+            &["acc", "append", "--type-id", &tid, "--leaves", &l8],
+            &owner_key,
+        )),
+        18,
+        "not this key's cell",
+    );
+    refused(
+        &as_refs(&with(
+            &[
+                "spend",
+                "--acc",
+                &tid,
+                "--leaves",
+                &forged,
+                "--index",
+                "0",
+                "--verifier",
+                &verifier,
+            ],
+            &key,
+        )),
+        17,
+        "do not give the accumulator's root",
+    );
+    assert_eq!(chain.rpc.tip_block_number().unwrap(), tip);
+    assert_eq!(wallet.balance().unwrap(), balance);
+
+    let appended = client(&["acc", "append", "--type-id", &tid, "--leaves", &l8]);
+    assert_eq!(appended["leaves_added"], 1, "{appended}");
+    assert_eq!(appended["leaf_count"], 8);
+
+    // Killed after sending the append of 10; the rerun finds the same transaction.
+    let before = wallet.balance().unwrap();
+    let args = with(
+        &["acc", "append", "--type-id", &tid, "--leaves", &l18],
+        &key,
+    );
+    let sent = kill_after_send(&as_refs(&args));
+    let rerun = json_of(&run(&[&as_refs(&args)[..], &["--json"]].concat()));
+    assert_eq!(rerun["tx_hash"].as_str(), Some(sent.as_str()), "{rerun}");
+    assert_eq!(rerun["leaf_count"], 18);
+    assert_eq!(
+        before - wallet.balance().unwrap(),
+        rerun["fee_shannons"].as_u64().unwrap(),
+        "one fee, paid once"
+    );
+    // Once committed, the same file has nothing left to add.
+    let nothing = client(&["acc", "append", "--type-id", &tid, "--leaves", &l18]);
+    assert_eq!(nothing["sent"], false);
+
+    // The cell locked at 7 leaves, spent by leaf 12 (appended after it) against 18 leaves.
+    let spent = client(&[
+        "spend",
+        "--acc",
+        &tid,
+        "--leaves",
+        &l30,
+        "--index",
+        "12",
+        "--verifier",
+        &verifier,
+    ]);
+    assert_eq!(spent["status"], "committed", "{spent}");
+    assert_eq!(spent["mmr_size"], 34);
+    assert_eq!(spent["spent"], plain["out_point"]);
+
+    let extended = client(&["acc", "extend", "--type-id", &tid, "--leaves", &l30]);
+    assert_eq!(extended["leaves_added"], 12, "{extended}");
+    let handed = client(&["acc", "handover", "--type-id", &tid, "--to-key", &owner_key]);
+    assert_eq!(
+        handed["lock_hash"].as_str(),
+        Some(tx_generator::hex(&Key::from_hex(DEV_KEY_2).unwrap().lock_hash()).as_str())
+    );
+    assert_eq!(handed["root"], extended["root"]);
+    // The old admin can no longer grow it.
+    refused(
+        &as_refs(&with(
+            &["acc", "append", "--type-id", &tid, "--leaves", &l31],
+            &key,
+        )),
+        18,
+        "not this key's cell",
+    );
+
+    // The owner-mode cell, spent by owner.key (leaf 2) against the handed-over accumulator;
+    // the verifier's code cell is the dev key's, so it is named.
+    let spent = json_of(&run(&as_refs(&with(
+        &[
+            "spend",
+            "--acc",
+            &tid,
+            "--leaves",
+            &l30,
+            "--index",
+            "2",
+            "--verifier",
+            &verifier,
+            "--code-dep",
+            &code,
+            "--owner",
+            "--json",
+        ],
+        &owner_key,
+    ))));
+    assert_eq!(spent["spent"], owned["out_point"], "{spent}");
+    assert_eq!(spent["accumulator"], handed["out_point"]);
+    // The new admin grows it.
+    let owner_grows = json_of(&run(&as_refs(&with(
+        &[
+            "acc",
+            "append",
+            "--type-id",
+            &tid,
+            "--leaves",
+            &l31,
+            "--json",
+        ],
+        &owner_key,
+    ))));
+    assert_eq!(owner_grows["leaf_count"], 31, "{owner_grows}");
+}
