@@ -208,31 +208,23 @@ fn print_summary(title: &str, s: &mutate::Summary, every: usize) -> bool {
         s.unconfirmed.len()
     );
     for (m, why) in &s.equivalent {
-        println!(
-            "  equivalent at {:#x}: {} -> {} ({}): {why}",
-            m.pc,
-            m.original.render(m.pc),
-            m.inst.render(m.pc),
-            m.what
-        );
+        print_mutant("equivalent at", m, &format!(": {why}"));
     }
     for m in &s.effects {
-        println!(
-            "  effects only at {:#x}: {} -> {} ({})",
-            m.pc,
-            m.original.render(m.pc),
-            m.inst.render(m.pc),
-            m.what
-        );
+        print_mutant("effects only at", m, "");
     }
     for m in &s.unconfirmed {
-        println!(
-            "  UNCONFIRMED at {:#x}: {} -> {} ({})",
-            m.pc,
-            m.original.render(m.pc),
-            m.inst.render(m.pc),
-            m.what
-        );
+        print_mutant("UNCONFIRMED at", m, "");
     }
     !s.unconfirmed.is_empty()
+}
+
+fn print_mutant(label: &str, m: &mutate::Mutant, tail: &str) {
+    println!(
+        "  {label} {:#x}: {} -> {} ({}){tail}",
+        m.pc,
+        m.original.render(m.pc),
+        m.inst.render(m.pc),
+        m.what
+    );
 }
