@@ -1,0 +1,93 @@
+//! Leaves files: one 32-byte leaf per line as 64 hex digits (`0x` optional); blank lines and
+//! everything after a `#` are ignored; the leaf index is the order in the file, from 0. The
+//! same format `tx-generator prove --leaves` and `ckb-devnet acc` read.
+
+use crate::{Error, Hash, Result};
+use std::io::BufRead;
+
+/// The leaf on line `line` (1-based, for the error), `None` for a blank or comment line,
+/// [`Error::BadLeaf`] for anything else that is not 64 hex digits.
+pub fn parse_leaf_line(text: &str, line: u64) -> Result<Option<Hash>> {
+    let value = text.split('#').next().unwrap_or("").trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    let digits = value.strip_prefix("0x").unwrap_or(value);
+    let bad = |why: String| Error::BadLeaf { line, why };
+    if let Some(c) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
+        return Err(bad(format!("{c:?} is not a hex digit")));
+    }
+    if digits.len() != 64 {
+        return Err(bad(format!(
+            "a leaf is 32 bytes (64 hex digits), not {} hex digits",
+            digits.len()
+        )));
+    }
+    let mut leaf = [0u8; 32];
+    for (i, byte) in leaf.iter_mut().enumerate() {
+        let pair = &digits[2 * i..2 * i + 2];
+        *byte = u8::from_str_radix(pair, 16).map_err(|e| bad(e.to_string()))?;
+    }
+    Ok(Some(leaf))
+}
+
+/// Every leaf of a leaves file's text.
+pub fn parse_leaves(text: &str) -> Result<Vec<Hash>> {
+    LeafReader::new(text.as_bytes()).collect()
+}
+
+/// Streams the leaves of a leaves file, one line at a time (memory flat in the file's size).
+pub struct LeafReader<R> {
+    reader: R,
+    line: u64,
+    buf: String,
+    done: bool,
+}
+
+impl<R: BufRead> LeafReader<R> {
+    /// A reader over `reader`'s lines.
+    pub fn new(reader: R) -> Self {
+        LeafReader {
+            reader,
+            line: 0,
+            buf: String::new(),
+            done: false,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for LeafReader<R> {
+    type Item = Result<Hash>;
+
+    fn next(&mut self) -> Option<Result<Hash>> {
+        while !self.done {
+            self.buf.clear();
+            self.line += 1;
+            match self.reader.read_line(&mut self.buf) {
+                Ok(0) => self.done = true,
+                Ok(_) => match parse_leaf_line(&self.buf, self.line) {
+                    Ok(Some(leaf)) => return Some(Ok(leaf)),
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                },
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(match e.kind() {
+                        std::io::ErrorKind::InvalidData => Error::BadLeaf {
+                            line: self.line,
+                            why: "not UTF-8 text".into(),
+                        },
+                        _ => Error::Io {
+                            what: "reading leaves".into(),
+                            err: e,
+                        },
+                    }));
+                }
+            }
+        }
+        None
+    }
+}
