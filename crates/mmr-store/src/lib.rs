@@ -69,6 +69,9 @@ pub mod files {
 /// Write buffer of an append: nodes reach the file in writes of this many bytes, not one
 /// syscall per leaf.
 const WRITE_BUFFER: usize = 1 << 20;
+/// Leaves hashed into one write buffer: a leaf adds itself and on average one parent (64
+/// bytes), and a chunk at most 64 more parents than leaves.
+const CHUNK_LEAVES: usize = WRITE_BUFFER / 64 - 64;
 
 /// Every failure, each with its own process exit code ([`Error::code`], docs/error-codes.md
 /// "The store"). On every error the store on disk is as it was before the call.
@@ -1040,42 +1043,18 @@ impl Store {
         new_size: u64,
         expected: Option<&Hash>,
     ) -> Result<Commit> {
-        let mut offset = self.size * NODE_LEN;
-        let cap = WRITE_BUFFER.min(2 * 32 * leaves.len() + 64 * 32);
-        let mut buf: Vec<u8> = Vec::with_capacity(cap);
-        let flush = |buf: &mut Vec<u8>, offset: &mut u64| -> Result<()> {
+        let offset = self.size * NODE_LEN;
+        let written = if leaves.len() <= CHUNK_LEAVES {
+            let mut buf = Vec::with_capacity(64 * (leaves.len() + 64));
+            hash_leaves(leaves, peaks, &mut buf);
             self.nodes
-                .write_all_at(buf, *offset)
+                .write_all_at(&buf, offset)
                 .map_err(|e| Error::io("writing the node file", e))?;
-            *offset += buf.len() as u64;
-            buf.clear();
-            Ok(())
+            buf.len() as u64
+        } else {
+            write_pipelined(&self.nodes, offset, leaves, peaks)?
         };
-        for leaf in leaves {
-            buf.extend_from_slice(leaf);
-            let mut node = *leaf;
-            let mut height = 0;
-            // Each carry merges the peak of equal height on the left with the new node; the
-            // parent follows its right child in position order.
-            while let Some(&(h, left)) = peaks.last() {
-                if h != height {
-                    break;
-                }
-                peaks.pop();
-                let right = node;
-                mmr_blake2b::merge_into(&left, &right, &mut node);
-                buf.extend_from_slice(&node);
-                height += 1;
-            }
-            peaks.push((height, node));
-            if buf.len() + 64 * 32 > cap {
-                flush(&mut buf, &mut offset)?;
-            }
-        }
-        if !buf.is_empty() {
-            flush(&mut buf, &mut offset)?;
-        }
-        debug_assert_eq!(offset, new_size * NODE_LEN);
+        debug_assert_eq!(offset + written, new_size * NODE_LEN);
         let hashes: Vec<Hash> = peaks.iter().map(|p| p.1).collect();
         let root = bag(&hashes).ok_or(Error::Empty("no leaves"))?;
         if let Some(expected) = expected {
@@ -1203,6 +1182,97 @@ impl Store {
         report.nodes = pos;
         Ok(report)
     }
+}
+
+/// Appends the nodes of `leaves` to `buf` in position order, updating `peaks`.
+#[inline(never)]
+fn hash_leaves(leaves: &[Hash], peaks: &mut Vec<(u32, Hash)>, buf: &mut Vec<u8>) {
+    for leaf in leaves {
+        buf.extend_from_slice(leaf);
+        let mut node = *leaf;
+        let mut height = 0;
+        // Each carry merges the peak of equal height on the left with the new node; the
+        // parent follows its right child in position order.
+        while let Some(&(h, left)) = peaks.last() {
+            if h != height {
+                break;
+            }
+            peaks.pop();
+            let right = node;
+            mmr_blake2b::merge_into(&left, &right, &mut node);
+            buf.extend_from_slice(&node);
+            height += 1;
+        }
+        peaks.push((height, node));
+    }
+}
+
+/// Hashes `leaves` on this thread while another writes the previous buffer, so the write
+/// syscalls (the kernel's copy into the page cache) and the start of writeback overlap the
+/// merges instead of adding to them. Returns the bytes written.
+fn write_pipelined(
+    nodes: &File,
+    offset: u64,
+    leaves: &[Hash],
+    peaks: &mut Vec<(u32, Hash)>,
+) -> Result<u64> {
+    use std::sync::mpsc::{channel, sync_channel};
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = sync_channel::<Vec<u8>>(2);
+        let (free_tx, free_rx) = channel::<Vec<u8>>();
+        for _ in 0..3 {
+            let _ = free_tx.send(Vec::with_capacity(WRITE_BUFFER + 64 * 64));
+        }
+        let io = scope.spawn(move || -> Result<u64> {
+            let mut at = offset;
+            for mut buf in full_rx {
+                nodes
+                    .write_all_at(&buf, at)
+                    .map_err(|e| Error::io("writing the node file", e))?;
+                // Start this buffer's writeback now and wait for the one before it: the
+                // disk works while the merges run, and the fsync before the commit record
+                // finds about one buffer still to write instead of the whole append.
+                // Advisory; any write error shows in that fsync.
+                let fd = nodes.as_raw_fd();
+                // SAFETY: plain syscalls on a descriptor borrowed for this scope.
+                #[allow(unsafe_code)]
+                unsafe {
+                    libc::sync_file_range(
+                        fd,
+                        at as libc::off64_t,
+                        buf.len() as libc::off64_t,
+                        libc::SYNC_FILE_RANGE_WRITE,
+                    );
+                    if at > offset {
+                        libc::sync_file_range(
+                            fd,
+                            offset as libc::off64_t,
+                            (at - offset) as libc::off64_t,
+                            libc::SYNC_FILE_RANGE_WAIT_BEFORE
+                                | libc::SYNC_FILE_RANGE_WRITE
+                                | libc::SYNC_FILE_RANGE_WAIT_AFTER,
+                        );
+                    }
+                }
+                at += buf.len() as u64;
+                buf.clear();
+                let _ = free_tx.send(buf);
+            }
+            Ok(at - offset)
+        });
+        for chunk in leaves.chunks(CHUNK_LEAVES) {
+            // Either receive or send fails only when the writer stopped on an error, which
+            // its join below returns.
+            let Ok(mut buf) = free_rx.recv() else { break };
+            hash_leaves(chunk, peaks, &mut buf);
+            if full_tx.send(buf).is_err() {
+                break;
+            }
+        }
+        drop(full_tx);
+        io.join()
+            .unwrap_or_else(|_| Err(Error::Corrupt("the node writer thread panicked".into())))
+    })
 }
 
 fn leaves_of_or_zero(size: u64) -> u64 {

@@ -1,0 +1,356 @@
+//! `mmr-store-scale`: the store at scale (issue 20, item 4; not a test). For each leaf count
+//! it creates a fresh store, appends that many generated leaves in commits of `--batch`,
+//! then proves 1 and 100 random leaves from a read-only handle; and it measures, in the same
+//! run, this machine's one-core rate of blake2b-256 64-byte merges, the limit an append
+//! (about one merge per leaf) is compared with. Each leaf count runs in its own process, so
+//! its peak memory (VmHWM) is its own. Prints a table and writes JSON.
+//!
+//! usage: mmr-store-scale [--leaves 1e6,1e7] [--dir DIR] [--json FILE] [--batch N] [--keep]
+
+use mmr_store::{Hash, Store};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "\
+usage: mmr-store-scale [--leaves LIST] [--dir DIR] [--json FILE] [--batch N] [--keep]
+
+--leaves LIST  leaf counts, comma-separated; 1e6 and 10^6 forms accepted (default 1e6,1e7)
+--dir DIR      where the stores are made, one at a time (default build/scale/store), deleted
+               after each count unless --keep
+--json FILE    results (default build/scale/rust.json)
+--batch N      leaves per commit (default 1048576)";
+
+/// One result row; the field names are shared with the TypeScript side.
+struct Row {
+    leaves: u64,
+    append_leaves_per_s: f64,
+    merges_per_s: f64,
+    proof1_ms: f64,
+    proof1_bytes: usize,
+    proof100_ms: f64,
+    proof100_bytes: usize,
+    peak_rss_mb: f64,
+    store_bytes: u64,
+}
+
+impl Row {
+    fn json(&self) -> String {
+        format!(
+            "{{\"impl\":\"rust\",\"leaves\":{},\"append_leaves_per_s\":{:.0},\"merges_per_s\":{:.0},\
+             \"append_vs_merge\":{:.3},\"proof1_ms\":{:.4},\"proof1_bytes\":{},\"proof100_ms\":{:.3},\
+             \"proof100_bytes\":{},\"peak_rss_mb\":{:.1},\"store_bytes\":{}}}",
+            self.leaves,
+            self.append_leaves_per_s,
+            self.merges_per_s,
+            self.append_leaves_per_s / self.merges_per_s,
+            self.proof1_ms,
+            self.proof1_bytes,
+            self.proof100_ms,
+            self.proof100_bytes,
+            self.peak_rss_mb,
+            self.store_bytes
+        )
+    }
+
+    fn parse(line: &str) -> Option<Row> {
+        let field = |name: &str| -> Option<f64> {
+            let key = format!("\"{name}\":");
+            let rest = &line[line.find(&key)? + key.len()..];
+            let end = rest.find([',', '}'])?;
+            rest[..end].parse().ok()
+        };
+        Some(Row {
+            leaves: field("leaves")? as u64,
+            append_leaves_per_s: field("append_leaves_per_s")?,
+            merges_per_s: field("merges_per_s")?,
+            proof1_ms: field("proof1_ms")?,
+            proof1_bytes: field("proof1_bytes")? as usize,
+            proof100_ms: field("proof100_ms")?,
+            proof100_bytes: field("proof100_bytes")? as usize,
+            peak_rss_mb: field("peak_rss_mb")?,
+            store_bytes: field("store_bytes")? as u64,
+        })
+    }
+}
+
+/// A small, fast, deterministic generator (splitmix64): the leaves' cost stays far below a
+/// merge, and it is outside the timed appends anyway.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn leaf(&mut self) -> Hash {
+        let mut out = [0u8; 32];
+        for chunk in out.chunks_exact_mut(8) {
+            chunk.copy_from_slice(&self.next().to_le_bytes());
+        }
+        out
+    }
+}
+
+/// `n` chained merges (each output is the next left input, so none can be skipped or
+/// overlapped) with the store's kernel; returns the time they took.
+fn merge_chain(n: u64) -> Duration {
+    let right = std::hint::black_box([0x5au8; 32]);
+    let mut node = std::hint::black_box([0x11u8; 32]);
+    let start = Instant::now();
+    for _ in 0..n {
+        let left = node;
+        mmr_blake2b::merge_into(&left, &right, &mut node);
+    }
+    std::hint::black_box(node);
+    start.elapsed()
+}
+
+/// The same rate through blake2b-rs (the C reference), to show the kernel the store uses
+/// is the faster of the two on this machine.
+fn merge_rate_blake2b_rs(min: Duration) -> f64 {
+    let right = [0x5au8; 32];
+    let mut node = [0x11u8; 32];
+    let start = Instant::now();
+    let mut n = 0u64;
+    while start.elapsed() < min {
+        for _ in 0..1024 {
+            let mut h = blake2b_rs::Blake2bBuilder::new(32)
+                .personal(b"ckb-default-hash")
+                .build();
+            h.update(&node);
+            h.update(&right);
+            h.finalize(&mut node);
+        }
+        n += 1024;
+    }
+    n as f64 / start.elapsed().as_secs_f64()
+}
+
+fn vm_hwm_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Mean milliseconds of `proof(size, k random indexes)` and its compiled payload, and the
+/// payload's mean bytes.
+fn time_proofs(
+    store: &Store,
+    k: usize,
+    runs: usize,
+    rng: &mut Gen,
+) -> Result<(f64, usize), String> {
+    let (size, leaves) = (store.mmr_size(), store.leaf_count());
+    let mut total = Duration::ZERO;
+    let mut bytes = 0;
+    for _ in 0..runs {
+        let indexes: Vec<u64> = (0..k).map(|_| rng.next() % leaves).collect();
+        let start = Instant::now();
+        let proof = store.proof(size, &indexes).map_err(|e| e.to_string())?;
+        let payload = proof.compiled_payload().map_err(|e| e.to_string())?;
+        total += start.elapsed();
+        bytes += payload.len();
+    }
+    Ok((total.as_secs_f64() * 1e3 / runs as f64, bytes / runs))
+}
+
+/// One leaf count, in this process: prints its row as JSON.
+fn one(leaves: u64, dir: &Path, batch: u64, keep: bool) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut store = Store::create(dir, None).map_err(|e| e.to_string())?;
+    let mut gen = Gen(leaves);
+    let mut chunk: Vec<Hash> = Vec::with_capacity(batch as usize);
+    let mut appending = Duration::ZERO;
+    // The merge rate is sampled between the appends, a quarter as many merges as leaves,
+    // so both see the same load on this shared machine and their ratio is fair.
+    let (mut merging, mut merges) = (Duration::ZERO, 0u64);
+    let mut done = 0;
+    while done < leaves {
+        let k = batch.min(leaves - done);
+        chunk.clear();
+        chunk.extend((0..k).map(|_| gen.leaf()));
+        merging += merge_chain(k / 4 + 1);
+        merges += k / 4 + 1;
+        let start = Instant::now();
+        store.append(&chunk).map_err(|e| e.to_string())?;
+        appending += start.elapsed();
+        done += k;
+    }
+    let merges_per_s = merges as f64 / merging.as_secs_f64();
+    drop(chunk);
+    drop(store);
+    let store = Store::open_read_only(dir).map_err(|e| e.to_string())?;
+    let mut rng = Gen(7);
+    // One untimed proof first: it faults in the pages of the upper levels.
+    time_proofs(&store, 1, 1, &mut rng)?;
+    let (proof1_ms, proof1_bytes) = time_proofs(&store, 1, 200, &mut rng)?;
+    let (proof100_ms, proof100_bytes) = time_proofs(&store, 100, 20, &mut rng)?;
+    let row = Row {
+        leaves,
+        append_leaves_per_s: leaves as f64 / appending.as_secs_f64(),
+        merges_per_s,
+        proof1_ms,
+        proof1_bytes,
+        proof100_ms,
+        proof100_bytes,
+        peak_rss_mb: vm_hwm_mb(),
+        store_bytes: dir_bytes(dir),
+    };
+    drop(store);
+    if !keep {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    println!("{}", row.json());
+    Ok(())
+}
+
+fn parse_count(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let pow = |base: &str, exp: &str| -> Option<u64> {
+        let b: u64 = base.parse().ok()?;
+        let e: u32 = exp.parse().ok()?;
+        b.checked_pow(e)
+    };
+    if let Some((m, e)) = s.split_once('e') {
+        return m.parse::<u64>().ok()?.checked_mul(pow("10", e)?);
+    }
+    if let Some((b, e)) = s.split_once('^') {
+        return pow(b, e);
+    }
+    s.parse().ok()
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let mut counts = vec![1_000_000u64, 10_000_000];
+    let mut dir = PathBuf::from("build/scale/store");
+    let mut json = PathBuf::from("build/scale/rust.json");
+    let mut batch = 1u64 << 20;
+    let (mut keep, mut single) = (false, None);
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value\n\n{USAGE}"));
+        match flag.as_str() {
+            "--leaves" => {
+                counts = value()?
+                    .split(',')
+                    .map(|c| {
+                        parse_count(c)
+                            .filter(|&n| n > 0)
+                            .ok_or(format!("not a leaf count: {c:?}"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "--dir" => dir = PathBuf::from(value()?),
+            "--json" => json = PathBuf::from(value()?),
+            "--batch" => {
+                batch = parse_count(value()?)
+                    .filter(|&n| n > 0)
+                    .ok_or("--batch: not a positive number")?
+            }
+            "--keep" => keep = true,
+            "--one" => single = Some(parse_count(value()?).ok_or("--one: not a number")?),
+            _ => return Err(format!("unknown option {flag:?}\n\n{USAGE}")),
+        }
+    }
+    if let Some(n) = single {
+        return one(n, &dir, batch, keep);
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("finding myself: {e}"))?;
+    let b2rs = merge_rate_blake2b_rs(Duration::from_millis(500));
+    let mut rows = Vec::new();
+    println!(
+        "{:>11} {:>13} {:>12} {:>7} {:>9} {:>7} {:>10} {:>8} {:>8} {:>12}",
+        "leaves",
+        "append/s",
+        "merges/s",
+        "ratio",
+        "proof1ms",
+        "bytes",
+        "proof100ms",
+        "bytes",
+        "rss MB",
+        "store bytes"
+    );
+    for n in counts {
+        let mut cmd = Command::new(&exe);
+        cmd.args(["--one", &n.to_string(), "--batch", &batch.to_string()]);
+        cmd.arg("--dir").arg(&dir);
+        if keep {
+            cmd.arg("--keep");
+        }
+        let out = cmd
+            .output()
+            .map_err(|e| format!("running {}: {e}", exe.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "{n} leaves: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let row = text
+            .lines()
+            .find_map(Row::parse)
+            .ok_or(format!("{n} leaves: no result in {text:?}"))?;
+        println!(
+            "{:>11} {:>13.0} {:>12.0} {:>7.3} {:>9.4} {:>7} {:>10.3} {:>8} {:>8.1} {:>12}",
+            row.leaves,
+            row.append_leaves_per_s,
+            row.merges_per_s,
+            row.append_leaves_per_s / row.merges_per_s,
+            row.proof1_ms,
+            row.proof1_bytes,
+            row.proof100_ms,
+            row.proof100_bytes,
+            row.peak_rss_mb,
+            row.store_bytes
+        );
+        rows.push(row);
+    }
+    println!(
+        "merges/s: mmr-blake2b's merge kernel (the store's), chained on one core, sampled between the appends; blake2b-rs (C reference) on the same core: {b2rs:.0}/s"
+    );
+    if let Some(parent) = json.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("creating {}: {e}", parent.display()))?;
+    }
+    let body: Vec<String> = rows.iter().map(|r| format!("  {}", r.json())).collect();
+    std::fs::write(&json, format!("[\n{}\n]\n", body.join(",\n")))
+        .map_err(|e| format!("writing {}: {e}", json.display()))?;
+    println!("wrote {}", json.display());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mmr-store-scale: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
