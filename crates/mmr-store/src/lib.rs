@@ -565,6 +565,11 @@ impl Store {
     /// another process has it), cuts a torn commit record and uncommitted node bytes, and
     /// checks the last root against the peaks on disk.
     pub fn open(dir: &Path) -> Result<Store> {
+        // Refused before the lock file is made: a directory that is not a store is left as
+        // it is.
+        if !dir.join(files::META).is_file() {
+            return Err(not_a_store(dir));
+        }
         let lock = lock_dir(dir)?;
         Store::open_with(dir, Some(lock))
     }
@@ -580,21 +585,13 @@ impl Store {
         let meta_path = dir.join(files::META);
         let meta_bytes = match std::fs::read(&meta_path) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::NotAStore {
-                    dir: dir.to_path_buf(),
-                    why: if dir.is_dir() {
-                        "no meta file".into()
-                    } else {
-                        "no such directory".into()
-                    },
-                })
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-                return Err(Error::NotAStore {
-                    dir: dir.to_path_buf(),
-                    why: "not a directory".into(),
-                })
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return Err(not_a_store(dir))
             }
             Err(e) => return Err(Error::io(format!("reading {}", meta_path.display()), e)),
         };
@@ -1273,6 +1270,19 @@ fn write_pipelined(
         io.join()
             .unwrap_or_else(|_| Err(Error::Corrupt("the node writer thread panicked".into())))
     })
+}
+
+fn not_a_store(dir: &Path) -> Error {
+    Error::NotAStore {
+        dir: dir.to_path_buf(),
+        why: if !dir.exists() {
+            "no such directory".into()
+        } else if !dir.is_dir() {
+            "not a directory".into()
+        } else {
+            "no meta file".into()
+        },
+    }
 }
 
 fn leaves_of_or_zero(size: u64) -> u64 {
