@@ -156,6 +156,24 @@ impl Workload {
         })
     }
 
+    /// The workload of a proof read from a persistent MMR store ([`mmr_store::Store::proof`]):
+    /// the leaves at `indexes` in the MMR of size `mmr_size`, from the nodes on disk.
+    pub fn from_store(
+        store: &mmr_store::Store,
+        mmr_size: u64,
+        indexes: &[u64],
+    ) -> Result<Workload, mmr_store::Error> {
+        let p = store.proof(mmr_size, indexes)?;
+        Ok(Workload {
+            seed: None,
+            leaf_count: p.leaf_count,
+            mmr_size: p.mmr_size,
+            root: p.root,
+            proved: p.proved,
+            proof_items: p.items,
+        })
+    }
+
     /// Plain-mode script args: root || mmr_size (u64 LE), 40 bytes.
     pub fn lock_args(&self) -> Vec<u8> {
         let mut args = self.root.to_vec();

@@ -17,7 +17,8 @@ use tx_generator::{hex, Format, Mode, Workload};
 
 const USAGE: &str = "\
 usage: tx-generator [--owner-lock SCRIPT] [--by-reference] <out.json> <baseline-binary> [<c-binary> [<compiled-binary>]]
-       tx-generator prove --leaves FILE --index LIST [--format compiled|baseline] [--owner]
+       tx-generator prove (--leaves FILE | --store DIR [--size N]) --index LIST
+                          [--format compiled|baseline] [--owner]
                           [--owner-lock SCRIPT]... [--verifier BINARY --tx OUT.json]
        tx-generator lock-hash SCRIPT
        tx-generator code-hash BINARY
@@ -41,6 +42,10 @@ prove: an MMR over your leaves (FILE: one 32-byte leaf per line, 64 hex digits, 
 comment; '-' reads standard input) and a proof for the leaf indexes in LIST (\"0,5,7-9\").
 Prints leaf_count, mmr_size, root, the lock args, the payload and the witness (WitnessArgs
 with the payload as its lock field), all hex.
+  --store DIR         instead of --leaves: the MMR of a persistent store (mmr-store init/append;
+                      docs/accumulator.md, \"The app side: the store\"), read from disk
+  --size N            with --store: prove in the MMR of mmr_size N (an earlier size the store
+                      passed through); default its current size
   --format F          payload format: compiled (C and compiled verifiers; default) or baseline
   --owner             owner-mode args (41 bytes); implied by --owner-lock
   --owner-lock SCRIPT an owner: its lock hash must be a proved leaf; with --tx it becomes an
@@ -50,6 +55,9 @@ with the payload as its lock field), all hex.
 
 lock-hash: prints the lock script hash (blake2b-256 of the molecule Script) of SCRIPT.
 code-hash: prints the data2/data1 code_hash of BINARY (blake2b-256 of its bytes).
+
+Exit codes: 0 ok; 2 any error, except that prove --store exits with the store's code (40-53,
+docs/error-codes.md) for the store's errors.
 
 vectors: test vectors for other implementations (js/mmr-lock), one JSON object per line:
 leaf_count, indexes, mmr_size, root, proof_items, args (plain, owner) and both payloads.
@@ -184,9 +192,38 @@ fn run(args: &[String]) -> Result<(), String> {
     write_json(out, &tx::mock_transaction_with_deps(&cells, &owners, &deps))
 }
 
+/// An error and its exit code: 2, or the store's own code for an error of `--store`.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure { code: 2, message }
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Failure {
+        Failure::from(message.to_string())
+    }
+}
+
+impl From<mmr_store::Error> for Failure {
+    fn from(e: mmr_store::Error) -> Failure {
+        Failure {
+            code: e.code(),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// `prove`: your leaves, your indexes.
-fn prove(args: &[String]) -> Result<(), String> {
+fn prove(args: &[String]) -> Result<(), Failure> {
     let mut leaves_file = None;
+    let mut store_dir = None;
+    let mut size = None;
     let mut indexes = None;
     let mut format = Format::Compiled;
     let mut mode = Mode::Plain;
@@ -204,6 +241,14 @@ fn prove(args: &[String]) -> Result<(), String> {
             .ok_or_else(|| format!("{flag} needs a value\n\n{USAGE}"))?;
         match flag.as_str() {
             "--leaves" => leaves_file = Some(value.clone()),
+            "--store" => store_dir = Some(value.clone()),
+            "--size" => {
+                size = Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| format!("--size: not a number: {value:?}"))?,
+                )
+            }
             "--index" => indexes = Some(tx_generator::parse_indexes(value)?),
             "--format" => {
                 format = Format::from_name(value)
@@ -215,25 +260,40 @@ fn prove(args: &[String]) -> Result<(), String> {
             }
             "--verifier" => verifier = Some(value.clone()),
             "--tx" => tx_out = Some(value.clone()),
-            _ => return Err(format!("unknown option {flag:?}\n\n{USAGE}")),
+            _ => return Err(format!("unknown option {flag:?}\n\n{USAGE}").into()),
         }
     }
-    let leaves_file = leaves_file.ok_or("prove needs --leaves FILE")?;
     let indexes = indexes.ok_or("prove needs --index LIST")?;
-    let text = if leaves_file == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("reading stdin: {e}"))?
-    } else {
-        std::fs::read_to_string(&leaves_file).map_err(|e| format!("reading {leaves_file}: {e}"))?
+    let w = match (leaves_file, store_dir) {
+        (Some(leaves_file), None) => {
+            if size.is_some() {
+                return Err("--size goes with --store".into());
+            }
+            let text = if leaves_file == "-" {
+                std::io::read_to_string(std::io::stdin())
+                    .map_err(|e| format!("reading stdin: {e}"))?
+            } else {
+                std::fs::read_to_string(&leaves_file)
+                    .map_err(|e| format!("reading {leaves_file}: {e}"))?
+            };
+            let leaves =
+                tx_generator::parse_leaves(&text).map_err(|e| format!("{leaves_file}: {e}"))?;
+            Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?
+        }
+        (None, Some(dir)) => {
+            let store = mmr_store::Store::open_read_only(std::path::Path::new(&dir))?;
+            Workload::from_store(&store, size.unwrap_or(store.mmr_size()), &indexes)?
+        }
+        _ => return Err("prove needs one of --leaves FILE and --store DIR".into()),
     };
-    let leaves = tx_generator::parse_leaves(&text).map_err(|e| format!("{leaves_file}: {e}"))?;
-    let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
     for lock in &owners {
         if !w.proves(&lock.hash()) {
             return Err(format!(
                 "the owner lock hash {} is not a proved leaf: add it to the leaves and prove \
                  its index, or the lock rejects with 80 OwnerNotFound",
                 hex(&lock.hash())
-            ));
+            )
+            .into());
         }
     }
     let payload = w.payload(format)?;
@@ -401,16 +461,16 @@ fn main() -> ExitCode {
     }
     let result = match args.first().map(String::as_str) {
         Some("prove") => prove(&args[1..]),
-        Some("lock-hash") => lock_hash(&args[1..]),
-        Some("code-hash") => code_hash(&args[1..]),
-        Some("vectors") => vectors(&args[1..]),
-        _ => run(&args),
+        Some("lock-hash") => lock_hash(&args[1..]).map_err(Failure::from),
+        Some("code-hash") => code_hash(&args[1..]).map_err(Failure::from),
+        Some("vectors") => vectors(&args[1..]).map_err(Failure::from),
+        _ => run(&args).map_err(Failure::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tx-generator: {e}");
-            ExitCode::from(2)
+            eprintln!("tx-generator: {}", e.message);
+            ExitCode::from(e.code)
         }
     }
 }
