@@ -199,11 +199,18 @@ pub fn split_data(data: &[u8]) -> Result<(&[u8; 32], u64), Error> {
 #[inline(always)]
 fn words_eq<M: Merge>(words: [u64; 4], bytes: &[u8; 32]) -> bool {
     let expected = M::load_words(bytes);
-    words
+    // Written out: the fold stays a call in the contract (75 cycles a comparison).
+    #[cfg(feature = "word-compare")]
+    let diff = (words[0] ^ expected[0])
+        | (words[1] ^ expected[1])
+        | (words[2] ^ expected[2])
+        | (words[3] ^ expected[3]);
+    #[cfg(not(feature = "word-compare"))]
+    let diff = words
         .iter()
         .zip(expected)
-        .fold(0u64, |acc, (a, b)| acc | (a ^ b))
-        == 0
+        .fold(0u64, |acc, (a, b)| acc | (a ^ b));
+    diff == 0
 }
 
 /// The append stack's working memory (2 KiB). A contract may keep one in a `static` and use
@@ -227,6 +234,7 @@ impl Default for Workspace {
     }
 }
 
+#[cfg(not(feature = "merge-runs"))]
 const SLOT_MASK: usize = STACK_CAPACITY - 1;
 
 /// A parsed append or create body: the old peaks (left to right) and the new leaves.
@@ -291,6 +299,7 @@ fn bag_words<M: Merge>(peaks: &[[u8; 32]]) -> Option<[u64; 4]> {
 /// workspace: entry `i` is the body's peak `i` while `i < live`, else slot `i`. New nodes are
 /// always pushed above every old peak still live, so a slot is never read before it is
 /// written. The last leaf's node stays in registers into the bagging.
+#[cfg(not(feature = "merge-runs"))]
 #[inline(always)]
 fn append_words<M: Merge>(
     ws: &mut Workspace,
@@ -335,7 +344,69 @@ fn append_words<M: Merge>(
     acc
 }
 
+/// Appends `leaves` to the MMR whose peaks are `peaks` (left to right; empty for the empty
+/// MMR of `old_leaves == 0`) and returns the new root as words.
+///
+/// The stack is the old peaks, read in place from the body, below the new nodes in the
+/// workspace: entries `0..live` are the body's peaks `0..live`, entries `live..top` are slots
+/// `live..top`. A leaf pops `trailing_ones(count)` entries, the slots first (all of them
+/// when it reaches the peaks), so each carry is at most two runs over contiguous memory, and
+/// so is the final bagging. The node stays in registers through a run; new nodes are pushed
+/// above every live peak, so a slot is never read before it is written.
+#[cfg(feature = "merge-runs")]
+#[inline(always)]
+fn append_words<M: Merge>(
+    ws: &mut Workspace,
+    peaks: &[[u8; 32]],
+    leaves: &[[u8; 32]],
+    old_leaves: u64,
+) -> [u64; 4] {
+    let Some((first, rest)) = leaves.split_first() else {
+        // Unreachable: the body has at least one leaf.
+        return [0; 4];
+    };
+    let mut live = peaks.len();
+    let mut top = live;
+    let mut node = M::load_words(first);
+    let mut count = old_leaves;
+    let mut rest = rest.iter();
+    loop {
+        // One merge per carry: the new leaf completes a peak of each height below the lowest
+        // 0 bit of the count, and the popped entries are exactly those peaks. The stack holds
+        // one entry per 1 bit of the count, so `carries <= top`; the `get`s and the
+        // saturation only keep panics out.
+        let carries = count.trailing_ones() as usize;
+        let from_slots = carries.min(top - live);
+        let start = top - from_slots;
+        for slot in ws.slots.get(start..top).unwrap_or(&[]).iter().rev() {
+            node = M::merge_words_right(&slot.0, node);
+        }
+        let start_peaks = live.saturating_sub(carries - from_slots);
+        for peak in peaks.get(start_peaks..live).unwrap_or(&[]).iter().rev() {
+            node = M::merge_words_right(peak, node);
+        }
+        // Peaks are popped only once every slot is: then `start == live`.
+        top = start - (live - start_peaks);
+        live = start_peaks;
+        let Some(leaf) = rest.next() else { break };
+        if let Some(slot) = ws.slots.get_mut(top) {
+            M::store_words(node, &mut slot.0);
+        }
+        top += 1;
+        count += 1;
+        node = M::load_words(leaf);
+    }
+    for slot in ws.slots.get(live..top).unwrap_or(&[]).iter().rev() {
+        node = M::merge_words_left(node, &slot.0);
+    }
+    for peak in peaks.get(..live).unwrap_or(&[]).iter().rev() {
+        node = M::merge_words_left(node, peak);
+    }
+    node
+}
+
 /// Peak `i` of the body (`i < peaks.len()` by construction; the fallback keeps panics out).
+#[cfg(not(feature = "merge-runs"))]
 #[inline(always)]
 fn peak_at(peaks: &[[u8; 32]], i: usize) -> &[u8; 32] {
     peaks.get(i).unwrap_or(&[0; 32])
@@ -352,6 +423,18 @@ pub fn append_with<M: Merge>(
     old_size: u64,
     body: &[u8],
 ) -> Result<Commitment, Error> {
+    let (words, new_leaves) = append_root::<M>(ws, old_root, old_size, body)?;
+    Ok(commitment::<M>(words, new_leaves))
+}
+
+/// [`append_with`]'s new root as words, and the new leaf count.
+#[inline(always)]
+fn append_root<M: Merge>(
+    ws: &mut Workspace,
+    old_root: &[u8; 32],
+    old_size: u64,
+    body: &[u8],
+) -> Result<([u64; 4], u64), Error> {
     let old_leaves = leaf_count(old_size).ok_or(Error::OldSizeInvalid)?;
     let (body, new_leaves) = split_body(body, old_leaves)?;
     match bag_words::<M>(body.peaks) {
@@ -359,7 +442,7 @@ pub fn append_with<M: Merge>(
         _ => return Err(Error::OldRootMismatch),
     }
     let words = append_words::<M>(ws, body.peaks, body.leaves, old_leaves);
-    Ok(commitment::<M>(words, new_leaves))
+    Ok((words, new_leaves))
 }
 
 /// [`append_with`] on a fresh workspace.
@@ -374,9 +457,16 @@ pub fn append<M: Merge>(
 /// Creation from initial leaves: the body is `u32 LE k || k leaves` (an append body for the
 /// empty MMR, which has no peaks). Codes 103-107.
 pub fn create_with<M: Merge>(ws: &mut Workspace, body: &[u8]) -> Result<Commitment, Error> {
+    let (words, new_leaves) = create_root::<M>(ws, body)?;
+    Ok(commitment::<M>(words, new_leaves))
+}
+
+/// [`create_with`]'s root as words, and the leaf count.
+#[inline(always)]
+fn create_root<M: Merge>(ws: &mut Workspace, body: &[u8]) -> Result<([u64; 4], u64), Error> {
     let (body, new_leaves) = split_body(body, 0)?;
     let words = append_words::<M>(ws, &[], body.leaves, 0);
-    Ok(commitment::<M>(words, new_leaves))
+    Ok((words, new_leaves))
 }
 
 /// [`create_with`] on a fresh workspace.
@@ -495,47 +585,114 @@ fn ancestry_words<M: Merge>(
     if proof.len() != expected {
         return Err(ProofTrailingBytes);
     }
-    let mut items = proof.as_chunks::<HASH_LEN>().0.iter();
-    // The length check makes every `next` succeed; the fallback keeps panics out.
-    let mut next = || items.next().unwrap_or(&[0; 32]);
+    let items = proof.as_chunks::<HASH_LEN>().0;
+    #[cfg(feature = "merge-runs")]
+    return Ok(ancestry_runs::<M>(&shape, items));
+    #[cfg(not(feature = "merge-runs"))]
+    {
+        let mut items = items.iter();
+        // The length check makes every `next` succeed; the fallback keeps panics out.
+        let mut next = || items.next().unwrap_or(&[0; 32]);
 
-    let mut high = shape.high;
-    let (mut old, mut new);
-    if shape.low != 0 {
-        let h0 = shape.low.trailing_zeros();
-        // Bits of the old peaks the climb meets as left siblings.
-        let lefts = shape.low ^ (1 << h0);
-        old = M::load_words(next());
-        let mut node = old;
-        for j in h0..shape.split {
-            let sibling = next();
-            if lefts >> j & 1 != 0 {
-                node = M::merge_words_right(sibling, node);
-                old = M::merge_words_left(old, sibling);
-            } else {
-                node = M::merge_words_left(node, sibling);
+        let mut high = shape.high;
+        let (mut old, mut new);
+        if shape.low != 0 {
+            let h0 = shape.low.trailing_zeros();
+            // Bits of the old peaks the climb meets as left siblings.
+            let lefts = shape.low ^ (1 << h0);
+            old = M::load_words(next());
+            let mut node = old;
+            for j in h0..shape.split {
+                let sibling = next();
+                if lefts >> j & 1 != 0 {
+                    node = M::merge_words_right(sibling, node);
+                    old = M::merge_words_left(old, sibling);
+                } else {
+                    node = M::merge_words_left(node, sibling);
+                }
             }
-        }
-        new = if shape.tail {
-            M::merge_words_right(next(), node)
+            new = if shape.tail {
+                M::merge_words_right(next(), node)
+            } else {
+                node
+            };
         } else {
-            node
+            // n >= 1 and no old peak below the split: at least one shared peak, and the tail.
+            new = M::load_words(next());
+            let peak = next();
+            old = M::load_words(peak);
+            new = M::merge_words_left(new, peak);
+            high &= high.wrapping_sub(1);
+        }
+        while high != 0 {
+            let peak = next();
+            old = M::merge_words_left(old, peak);
+            new = M::merge_words_left(new, peak);
+            high &= high - 1;
+        }
+        Ok((old, new))
+    }
+}
+
+/// [`ancestry_words`]'s pass over the items as runs: the new root first (the climb, the tail,
+/// the shared peaks), then the old root (the climb's first item, the old peaks the climb met
+/// as left siblings, the shared peaks), each with its node in the kernel's registers. The
+/// items and their roles are those of the single loop; only the order of the merges of the
+/// two independent roots differs.
+#[cfg(feature = "merge-runs")]
+#[inline(always)]
+fn ancestry_runs<M: Merge>(shape: &Shape, items: &[[u8; 32]]) -> ([u64; 4], [u64; 4]) {
+    // The length check made `items` exactly `shape.items()` long; the fallbacks only keep
+    // panics out.
+    let climb_len = shape.climb_items() as usize;
+    let (climb, rest) = items.split_at_checked(climb_len).unwrap_or((&[], items));
+    let (tail, high) = match rest.split_first() {
+        Some((t, h)) if shape.tail => (Some(t), h),
+        _ => (None, rest),
+    };
+    let Some((first, siblings)) = climb.split_first() else {
+        // n >= 1 and no old peak below the split: the tail, then at least one shared peak.
+        let mut new = M::load_words(tail.unwrap_or(&[0; 32]));
+        for peak in high {
+            new = M::merge_words_left(new, peak);
+        }
+        let (first, shared) = high.split_first().unwrap_or((&[0; 32], &[]));
+        let mut old = M::load_words(first);
+        for peak in shared {
+            old = M::merge_words_left(old, peak);
+        }
+        return (old, new);
+    };
+    let h0 = shape.low.trailing_zeros();
+    // Bit `i` set: sibling `i` is an old peak, met as a left sibling.
+    let lefts = (shape.low ^ (1 << h0)) >> h0;
+    let mut new = M::load_words(first);
+    let mut bits = lefts;
+    for sibling in siblings {
+        new = if bits & 1 != 0 {
+            M::merge_words_right(sibling, new)
+        } else {
+            M::merge_words_left(new, sibling)
         };
-    } else {
-        // n >= 1 and no old peak below the split: at least one shared peak, and the tail.
-        new = M::load_words(next());
-        let peak = next();
-        old = M::load_words(peak);
-        new = M::merge_words_left(new, peak);
-        high &= high.wrapping_sub(1);
+        bits >>= 1;
     }
-    while high != 0 {
-        let peak = next();
+    if let Some(t) = tail {
+        new = M::merge_words_right(t, new);
+    }
+    for peak in high {
+        new = M::merge_words_left(new, peak);
+    }
+    let mut old = M::load_words(first);
+    let mut bits = lefts;
+    while bits != 0 {
+        let i = bits.trailing_zeros() as usize;
+        old = M::merge_words_left(old, siblings.get(i).unwrap_or(&[0; 32]));
+        bits &= bits - 1;
+    }
+    for peak in high {
         old = M::merge_words_left(old, peak);
-        new = M::merge_words_left(new, peak);
-        high &= high - 1;
     }
-    Ok((old, new))
+    (old, new)
 }
 
 /// Checks that the MMR committed to by (`new_root`, `new_size`) extends the one committed to
@@ -572,7 +729,24 @@ pub fn ancestry_roots<M: Merge>(
     Ok((a.0, b.0))
 }
 
+/// The output's data (`new_root`, `new_size`) is the computed root, given as words, and the
+/// size of `new_leaves` leaves (code 117).
+#[cfg(feature = "word-compare")]
+#[inline(always)]
+fn output_matches<M: Merge>(
+    words: [u64; 4],
+    new_leaves: u64,
+    new_root: &[u8; 32],
+    new_size: u64,
+) -> Result<(), Error> {
+    if new_size != mmr_size_of(new_leaves) || !words_eq::<M>(words, new_root) {
+        return Err(Error::OutputMismatch);
+    }
+    Ok(())
+}
+
 /// `out == computed` as 40 bytes of cell data.
+#[cfg(not(feature = "word-compare"))]
 fn output_is<M: Merge>(output: &[u8], computed: &Commitment) -> Result<(), Error> {
     let (root, size) = split_data(output)?;
     if size != computed.mmr_size || !words_eq::<M>(M::load_words(&computed.root), root) {
@@ -591,9 +765,17 @@ pub fn verify_creation<M: Merge>(
 ) -> Result<(), Error> {
     match payload.split_first() {
         Some((&tag::CREATE, body)) => {
-            split_data(output)?;
-            let computed = create_with::<M>(ws, body)?;
-            output_is::<M>(output, &computed)
+            let (_new_root, _new_size) = split_data(output)?;
+            #[cfg(feature = "word-compare")]
+            {
+                let (words, new_leaves) = create_root::<M>(ws, body)?;
+                output_matches::<M>(words, new_leaves, _new_root, _new_size)
+            }
+            #[cfg(not(feature = "word-compare"))]
+            {
+                let computed = create_with::<M>(ws, body)?;
+                output_is::<M>(output, &computed)
+            }
         }
         Some((&tag::IMPORT, body)) => {
             if !body.is_empty() {
@@ -619,8 +801,16 @@ pub fn verify_update<M: Merge>(
     let (new_root, new_size) = split_data(output)?;
     match payload.split_first() {
         Some((&tag::APPEND, body)) => {
-            let computed = append_with::<M>(ws, old_root, old_size, body)?;
-            output_is::<M>(output, &computed)
+            #[cfg(feature = "word-compare")]
+            {
+                let (words, new_leaves) = append_root::<M>(ws, old_root, old_size, body)?;
+                output_matches::<M>(words, new_leaves, new_root, new_size)
+            }
+            #[cfg(not(feature = "word-compare"))]
+            {
+                let computed = append_with::<M>(ws, old_root, old_size, body)?;
+                output_is::<M>(output, &computed)
+            }
         }
         Some((&tag::EXTEND, proof)) => {
             verify_ancestry::<M>(old_root, old_size, new_root, new_size, proof)
@@ -630,7 +820,12 @@ pub fn verify_update<M: Merge>(
                 return Err(Error::TransitionPayload);
             }
             leaf_count(old_size).ok_or(Error::OldSizeInvalid)?;
-            if input != output {
+            // Both are exactly 40 bytes (`split_data`): equal roots and sizes are equal data.
+            #[cfg(feature = "word-compare")]
+            let same = old_size == new_size && words_eq::<M>(M::load_words(old_root), new_root);
+            #[cfg(not(feature = "word-compare"))]
+            let same = input == output;
+            if !same {
                 return Err(Error::OutputMismatch);
             }
             Ok(())
