@@ -370,7 +370,7 @@ journey() {
 growth() {
     build_lab
     "$LAB" growth --release-dir "$RELEASE" --chart "$ROOT/docs/growth.svg" \
-        --doc "$ROOT/docs/performance.md"
+        --doc "$ROOT/docs/performance.md" --acc-doc "$ROOT/docs/accumulator.md" --readme "$ROOT/README.md"
 }
 
 # The release verifiers on many seeds, in-process on 1 and on all cores (cycle-lab sweep).

@@ -6,7 +6,7 @@
 //! docs/performance.md, "Seed sweep").
 
 use ckb_chain_spec::consensus::{Consensus, ConsensusBuilder};
-use ckb_script::{TransactionScriptsVerifier, TxVerifyEnv};
+use ckb_script::{ScriptGroupType, TransactionScriptsVerifier, TxVerifyEnv};
 use ckb_traits::{CellDataProvider, ExtensionProvider, HeaderProvider};
 use ckb_types::{
     bytes::Bytes,
@@ -15,7 +15,7 @@ use ckb_types::{
         hardfork::{HardForks, CKB2021, CKB2023},
         DepType, HeaderBuilder, HeaderView, ScriptHashType, TransactionBuilder,
     },
-    packed::{Byte32, CellDep, CellInput, CellOutput, OutPoint, Script},
+    packed::{Byte32, CellDep, CellInput, CellOutput, OutPoint, Script, WitnessArgs},
     prelude::*,
 };
 use std::sync::Arc;
@@ -248,16 +248,95 @@ impl Engine {
             Arc::clone(&self.env),
             Arc::clone(&self.printer),
         );
-        match verifier.verify(MAX_CYCLES) {
-            Ok(cycles) => Outcome::Accepted(cycles),
-            Err(e) => {
-                let text = e.to_string();
-                match exit_code(&text) {
-                    Some(code) => Outcome::Rejected(code),
-                    None => Outcome::Failed(text),
-                }
-            }
+        outcome(verifier.verify(MAX_CYCLES))
+    }
+
+    /// Runs `program` as the type script of one accumulator cell (docs/accumulator.md), alone
+    /// (its script group only; the cells' lock never runs). With `input_data`, an update: the
+    /// input and the output carry the type with `args`, the payload is the input's
+    /// `WitnessArgs.input_type`. Without, a creation: a plain input, the output carries the
+    /// type under CKB's type-id rule (args from that input and output index 0), the payload is
+    /// `output_type`.
+    pub fn run_type(
+        &self,
+        program: usize,
+        args: &[u8; 32],
+        input_data: Option<&[u8]>,
+        output_data: &[u8],
+        payload: &[u8],
+    ) -> Outcome {
+        let p = &self.programs[program];
+        let input_out_point = out_point(0x1b, 0);
+        let input = CellInput::new_builder()
+            .previous_output(input_out_point.clone())
+            .build();
+        let args = match input_data {
+            Some(_) => *args,
+            None => tx_generator::ckb_hash(&[input.as_slice(), &0u64.to_le_bytes()]),
+        };
+        let type_script = Script::new_builder()
+            .code_hash(p.code_hash.clone())
+            .hash_type(ScriptHashType::Data2)
+            .args(Bytes::copy_from_slice(&args).pack())
+            .build();
+        // Never run: `verify_single` runs the type group only.
+        let lock = Script::new_builder()
+            .hash_type(ScriptHashType::Data2)
+            .build();
+        let payload = Some(Bytes::copy_from_slice(payload)).pack();
+        let witness = match input_data {
+            Some(_) => WitnessArgs::new_builder().input_type(payload),
+            None => WitnessArgs::new_builder().output_type(payload),
         }
+        .build();
+        let mut input_output = CellOutput::new_builder()
+            .capacity(1_000_000_000_000u64)
+            .lock(lock.clone());
+        if input_data.is_some() {
+            input_output = input_output.type_(Some(type_script.clone()).pack());
+        }
+        let input_meta = CellMetaBuilder::from_cell_output(
+            input_output.build(),
+            Bytes::copy_from_slice(input_data.unwrap_or_default()),
+        )
+        .out_point(input_out_point)
+        .build();
+        let tx = TransactionBuilder::default()
+            .cell_dep(
+                CellDep::new_builder()
+                    .out_point(p.dep_meta.out_point.clone())
+                    .dep_type(DepType::Code)
+                    .build(),
+            )
+            .input(input)
+            .output(
+                CellOutput::new_builder()
+                    .capacity(900_000_000_000u64)
+                    .lock(lock)
+                    .type_(Some(type_script.clone()).pack())
+                    .build(),
+            )
+            .output_data(Bytes::copy_from_slice(output_data).pack())
+            .witness(witness.as_bytes().pack())
+            .build();
+        let rtx = ResolvedTransaction {
+            transaction: tx,
+            resolved_cell_deps: vec![p.dep_meta.clone()],
+            resolved_inputs: vec![input_meta],
+            resolved_dep_groups: vec![],
+        };
+        let verifier = TransactionScriptsVerifier::new_with_debug_printer(
+            Arc::new(rtx),
+            NoLoader,
+            Arc::clone(&self.consensus),
+            Arc::clone(&self.env),
+            Arc::clone(&self.printer),
+        );
+        outcome(verifier.verify_single(
+            ScriptGroupType::Type,
+            &type_script.calc_script_hash(),
+            MAX_CYCLES,
+        ))
     }
 
     /// Runs `program` on the honest proof of `w`.
@@ -265,6 +344,19 @@ impl Engine {
         match self.format(program).witness(w) {
             Ok(witness) => self.run(program, &w.lock_args(), &witness),
             Err(e) => Outcome::Failed(e),
+        }
+    }
+}
+
+fn outcome<E: std::fmt::Display>(result: Result<u64, E>) -> Outcome {
+    match result {
+        Ok(cycles) => Outcome::Accepted(cycles),
+        Err(e) => {
+            let text = e.to_string();
+            match exit_code(&text) {
+                Some(code) => Outcome::Rejected(code),
+                None => Outcome::Failed(text),
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ pub const LOG2_LEAVES: [u32; 10] = [4, 8, 12, 16, 20, 24, 28, 32, 36, 40];
 pub const CLAIMS: [u64; 3] = [1, 10, 100];
 
 /// A pseudo-random 32-byte value named by `tag` (splitmix64 from an FNV-1a hash of it).
-fn value(tag: &[u64]) -> [u8; 32] {
+pub(crate) fn value(tag: &[u64]) -> [u8; 32] {
     let mut x = 0xcbf2_9ce4_8422_2325u64;
     for &t in tag {
         x = (x ^ t).wrapping_mul(0x0100_0000_01b3);

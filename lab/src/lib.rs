@@ -3,6 +3,7 @@
 //! expected-cycles gate and the release checksums. The `cycle-lab` binary is the command-line front; `./build.sh` drives it
 //! (docs/performance.md).
 
+pub mod acc_growth;
 pub mod chart;
 pub mod checksums;
 pub mod engine;

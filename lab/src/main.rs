@@ -1,8 +1,9 @@
 //! cycle-lab: the command-line front of the cycle lab (docs/performance.md).
 
+use cycle_lab::engine::Format;
 use cycle_lab::engine::{ProgramSpec, RELEASE_VERIFIERS};
 use cycle_lab::sweep::{self, Progress};
-use cycle_lab::{chart, checksums, gate, growth, journey};
+use cycle_lab::{acc_growth, chart, checksums, gate, growth, journey};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tx_generator::REFERENCE_SEED;
@@ -41,7 +42,13 @@ commands:
              leaves and of the largest claim one witness carries, in MMRs of 2^4..2^40 leaves
                --release-dir D    the binaries (default build/release)
                --chart FILE       write the SVG chart (e.g. docs/growth.svg)
-               --doc FILE         replace the table between FILE's growth-table markers";
+               --doc FILE         replace the table between FILE's growth-table markers
+             and the accumulator's type script (build/release/accumulator-type): appends of
+             1, 10, 100 leaves to 2^e - 1 leaves and ancestry proofs, e = 4..40, and the
+             cost table of docs/accumulator.md
+               --acc-doc FILE     replace FILE's accumulator-cost-table and
+                                  accumulator-growth-table blocks (docs/accumulator.md)
+               --readme FILE      replace FILE's accumulator-cycle-table block (README.md)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -324,12 +331,47 @@ fn cmd_growth(args: &[String]) -> Result<(), String> {
         write(Path::new(path), &g.svg())?;
     }
     if let Some(path) = o.get("--doc") {
-        let doc = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-        let doc = journey::splice_between(&doc, GROWTH_START, GROWTH_END, &table)
-            .map_err(|e| format!("{path}: {e}"))?;
-        write(Path::new(path), &doc)?;
+        splice_file(path, &[(GROWTH_START, GROWTH_END, &table)])?;
+    }
+    // The type script is measured alone: its format field is unused.
+    let spec = ProgramSpec::load(
+        acc_growth::BINARY,
+        Format::Compiled,
+        &dir.join(acc_growth::BINARY),
+    )?;
+    let acc = acc_growth::measure(&spec)?;
+    let (costs, rows, readme) = (acc.cost_table(), acc.growth_table(), acc.readme_table());
+    println!(
+        "\naccumulator type script, transitions (keep's floor: {} cycles):\n{costs}",
+        acc.floor()
+    );
+    println!("accumulator type script, cycles / witness bytes against MMR size:\n{rows}");
+    if let Some(path) = o.get("--acc-doc") {
+        splice_file(
+            path,
+            &[
+                (acc_growth::COST_START, acc_growth::COST_END, &costs),
+                (acc_growth::GROWTH_START, acc_growth::GROWTH_END, &rows),
+            ],
+        )?;
+    }
+    if let Some(path) = o.get("--readme") {
+        splice_file(
+            path,
+            &[(acc_growth::README_START, acc_growth::README_END, &readme)],
+        )?;
     }
     Ok(())
+}
+
+/// Replaces each (start marker, end marker, table) block of the file at `path`.
+fn splice_file(path: &str, blocks: &[(&str, &str, &str)]) -> Result<(), String> {
+    let mut doc = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    for (start, end, table) in blocks {
+        doc =
+            journey::splice_between(&doc, start, end, table).map_err(|e| format!("{path}: {e}"))?;
+    }
+    write(Path::new(path), &doc)
 }
 
 fn cmd_flamegraph(args: &[String]) -> Result<(), String> {

@@ -516,6 +516,39 @@ fn large_transitions_cycles() {
     let tx = update(&mut chain, &c5, &c5, &[tag::KEEP]);
     report.push(("keep", tx, 0, 1));
 
+    // The rows of docs/accumulator.md's cost table (cycle-lab growth, in-process) that are the
+    // same transitions: ckb-testtool must find the same cycles (keep there is on 2^20 - 1
+    // leaves, here on 5).
+    let doc = std::fs::read_to_string(release_dir().join("../../docs/accumulator.md")).unwrap();
+    let documented = |label: &str| -> u64 {
+        let row = doc
+            .lines()
+            .find(|l| l.starts_with(&format!("| {label} |")))
+            .unwrap_or_else(|| panic!("docs/accumulator.md: no cost row {label:?}"));
+        row.split('|')
+            .nth(4)
+            .unwrap()
+            .trim()
+            .replace(',', "")
+            .parse()
+            .unwrap()
+    };
+    let doc_rows = [
+        (
+            "append 1 leaf to 2^20-1",
+            "append 1 leaf to 2^20 - 1 leaves",
+        ),
+        (
+            "ancestry 2^19+1 -> 2^20-1",
+            "ancestry 2^19 + 1 -> 2^20 - 1 leaves",
+        ),
+        (
+            "ancestry 2^20-1 -> 2^20",
+            "ancestry 2^20 - 1 -> 2^20 leaves",
+        ),
+        ("create 5 leaves", "create from 5 leaves (type id checked)"),
+        ("import", "import (type id checked)"),
+    ];
     for (name, tx, merges, bytes) in report {
         let tx = chain.context.complete_tx(tx.build());
         let total = chain.context.verify_tx(&tx, MAX_CYCLES).expect(name);
@@ -542,5 +575,12 @@ fn large_transitions_cycles() {
             "{name}: type script {cycles} cycles ({total} with the always-success lock's {lock}), \
              {merges} merges x {MERGE_CYCLES} = {hashing}, beyond hashing {beyond} ({share}), payload {bytes} B"
         );
+        if let Some((_, label)) = doc_rows.iter().find(|(n, _)| *n == name) {
+            assert_eq!(
+                cycles,
+                documented(label),
+                "{name}: ckb-testtool and docs/accumulator.md (./build.sh growth) differ"
+            );
+        }
     }
 }
