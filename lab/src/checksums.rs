@@ -6,7 +6,12 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// The binaries listed, in file order.
-pub const BINARIES: [&str; 3] = ["baseline-verifier", "compiled-verifier", "c-verifier"];
+pub const BINARIES: [&str; 4] = [
+    "baseline-verifier",
+    "compiled-verifier",
+    "c-verifier",
+    "accumulator-type",
+];
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)

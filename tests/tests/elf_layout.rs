@@ -1,7 +1,7 @@
 //! The deployed binaries are linked with contracts/lean-elf.ld: CKB-VM charges a cycle per 4
 //! loaded bytes and a deployment a CKByte per byte, so they must load nothing but code,
 //! constants and data. This checks the layout the script promises on each release binary.
-use tests::{available_verifiers, Verifier};
+use tests::{available_verifiers, release_dir, Verifier};
 
 struct Segment {
     kind: u32,
@@ -64,10 +64,18 @@ fn parse(elf: &[u8]) -> (Vec<Segment>, Vec<String>) {
 
 #[test]
 fn release_binaries_load_only_code_constants_and_data() {
-    for v in available_verifiers() {
-        let elf = v.binary();
-        let (segments, names) = parse(&elf);
-        let name = v.binary_name();
+    // The lock verifiers and the accumulator's type script (same linker script).
+    let mut binaries: Vec<(String, Vec<u8>)> = available_verifiers()
+        .into_iter()
+        .map(|v| (v.binary_name().to_string(), v.binary().to_vec()))
+        .collect();
+    let acc = release_dir().join("accumulator-type");
+    binaries.push((
+        "accumulator-type".to_string(),
+        std::fs::read(&acc).unwrap_or_else(|e| panic!("{}: {e}", acc.display())),
+    ));
+    for (name, elf) in &binaries {
+        let (segments, names) = parse(elf);
         let loads: Vec<&Segment> = segments.iter().filter(|s| s.kind == PT_LOAD).collect();
         assert_eq!(loads.len(), 2, "{name}: expected a code and a data segment");
         assert_eq!(

@@ -21,8 +21,17 @@ const SHARED: [&str; 5] = [
 
 /// Contract-side features with no host counterpart: `mmr-lock/ckb` is the syscall loaders
 /// (`load_args`, `load_lock_field`, ...), which exist only inside CKB-VM; the native adapters
-/// replace them with the same parsers over byte slices.
-const CONTRACT_ONLY: [(&str, &str); 1] = [("mmr-lock", "ckb")];
+/// replace them with the same parsers over byte slices. `compiled-proof`'s `kernel` switches
+/// pick the contracts' `Merge` (`KernelMerge`: which blake2b path, the assembly entries on
+/// riscv64); the native cores are generic over `Merge` and run with the reference blake2b,
+/// and the kernel itself is proved equal to it (kernel-proof, tests/tests/merge_kernel_vm.rs).
+const CONTRACT_ONLY: [(&str, &str); 5] = [
+    ("mmr-lock", "ckb"),
+    ("compiled-proof", "kernel"),
+    ("compiled-proof", "merge-kernel"),
+    ("compiled-proof", "asm-kernel"),
+    ("compiled-proof", "asm-chain"),
+];
 
 /// Host-side additions that change no verification code: the builders behind `std`
 /// (`compiled_proof::compile`, `mmr_accumulator::build`), which tests use to make payloads.

@@ -12,58 +12,13 @@ ckb_std::entry!(program_entry);
 use ckb_std::ckb_constants::{CellField, Source};
 use ckb_std::error::SysError;
 use ckb_std::syscalls;
-use mmr_accumulator::{witness, Error, Merge, Workspace, COMMITMENT_LEN};
+use compiled_proof::KernelMerge;
+use mmr_accumulator::{witness, Error, Workspace, COMMITMENT_LEN};
 
 // ckb-std's entry links `alloc`, which needs a global allocator; nothing here allocates.
 #[cfg(not(test))]
 #[global_allocator]
 static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
-
-/// blake2b-256 "ckb-default-hash" of left || right, on the assembly kernel on riscv64.
-struct ContractMerge;
-
-impl Merge for ContractMerge {
-    #[inline(always)]
-    fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
-        #[cfg(all(feature = "asm-kernel", target_arch = "riscv64"))]
-        mmr_blake2b::merge_into_asm(left, right, out);
-        #[cfg(not(all(feature = "asm-kernel", target_arch = "riscv64")))]
-        mmr_blake2b::merge_into(left, right, out);
-    }
-
-    #[cfg(all(feature = "asm-chain", target_arch = "riscv64"))]
-    #[inline(always)]
-    fn merge_to_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
-        mmr_blake2b::merge_to_words_asm(left, right)
-    }
-
-    #[cfg(all(feature = "asm-chain", target_arch = "riscv64"))]
-    #[inline(always)]
-    fn merge_words_left(node: [u64; 4], item: &[u8; 32]) -> [u64; 4] {
-        mmr_blake2b::merge_words_asm(node, item)
-    }
-
-    #[cfg(all(feature = "asm-chain", target_arch = "riscv64"))]
-    #[inline(always)]
-    fn merge_words_right(item: &[u8; 32], node: [u64; 4]) -> [u64; 4] {
-        mmr_blake2b::merge_words_right_asm(item, node)
-    }
-
-    #[inline(always)]
-    fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
-        mmr_blake2b::store_words(words, out);
-    }
-
-    #[inline(always)]
-    fn load_u64(bytes: &[u8; 8]) -> u64 {
-        mmr_blake2b::load_u64(bytes)
-    }
-
-    #[inline(always)]
-    fn load_words(bytes: &[u8; 32]) -> [u64; 4] {
-        mmr_blake2b::load_words(bytes)
-    }
-}
 
 /// Largest witness loaded; longer ones are refused (124), never truncated.
 const MAX_WITNESS_SIZE: usize = 65536;
@@ -184,13 +139,13 @@ fn run() -> Result<(), Error> {
         check_type_id()?;
         data(Source::GroupOutput, &mut output)?;
         let payload = witness_field(Source::GroupOutput, witness::OUTPUT_TYPE)?;
-        return mmr_accumulator::verify_creation::<ContractMerge>(workspace(), payload, &output);
+        return mmr_accumulator::verify_creation::<KernelMerge>(workspace(), payload, &output);
     }
     if !data(Source::GroupOutput, &mut output)? {
         return Err(Error::DestroyRefused);
     }
     let payload = witness_field(Source::GroupInput, witness::INPUT_TYPE)?;
-    mmr_accumulator::verify_update::<ContractMerge>(workspace(), payload, &input, &output)
+    mmr_accumulator::verify_update::<KernelMerge>(workspace(), payload, &input, &output)
 }
 
 pub fn program_entry() -> i8 {

@@ -7,60 +7,12 @@
 #[cfg(not(test))]
 ckb_std::entry!(program_entry);
 
-use compiled_proof::{FormatError, Merge};
+use compiled_proof::{FormatError, KernelMerge};
 
 // ckb-std's entry links `alloc`, which needs a global allocator; nothing here allocates.
 #[cfg(not(test))]
 #[global_allocator]
 static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
-
-/// blake2b-256 "ckb-default-hash" of left || right.
-struct ContractMerge;
-
-impl Merge for ContractMerge {
-    #[inline(always)]
-    fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
-        #[cfg(feature = "asm-kernel")]
-        mmr_blake2b::merge_into_asm(left, right, out);
-        #[cfg(all(feature = "merge-kernel", not(feature = "asm-kernel")))]
-        mmr_blake2b::merge_into(left, right, out);
-        #[cfg(not(feature = "merge-kernel"))]
-        mmr_blake2b::merge_const_builder(left, right, out);
-    }
-
-    #[cfg(feature = "asm-chain")]
-    #[inline(always)]
-    fn merge_to_words(left: &[u8; 32], right: &[u8; 32]) -> [u64; 4] {
-        mmr_blake2b::merge_to_words_asm(left, right)
-    }
-
-    #[cfg(feature = "asm-chain")]
-    #[inline(always)]
-    fn merge_words_left(node: [u64; 4], item: &[u8; 32]) -> [u64; 4] {
-        mmr_blake2b::merge_words_asm(node, item)
-    }
-
-    #[cfg(feature = "asm-chain")]
-    #[inline(always)]
-    fn merge_words_right(item: &[u8; 32], node: [u64; 4]) -> [u64; 4] {
-        mmr_blake2b::merge_words_right_asm(item, node)
-    }
-
-    #[inline(always)]
-    fn store_words(words: [u64; 4], out: &mut [u8; 32]) {
-        mmr_blake2b::store_words(words, out);
-    }
-
-    #[inline(always)]
-    fn load_u64(bytes: &[u8; 8]) -> u64 {
-        mmr_blake2b::load_u64(bytes)
-    }
-
-    #[inline(always)]
-    fn load_words(bytes: &[u8; 32]) -> [u64; 4] {
-        mmr_blake2b::load_words(bytes)
-    }
-}
 
 #[cfg(feature = "static-stack")]
 fn verify(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> Result<(), FormatError> {
@@ -68,12 +20,12 @@ fn verify(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> Result<(), Format
     // SAFETY: CKB scripts are single-threaded and `verify` runs once per script, so this is
     // the only reference to STACK for the whole run.
     let stack = unsafe { &mut *core::ptr::addr_of_mut!(STACK) };
-    compiled_proof::verify_with::<ContractMerge>(stack, payload, root, leaf_count)
+    compiled_proof::verify_with::<KernelMerge>(stack, payload, root, leaf_count)
 }
 
 #[cfg(not(feature = "static-stack"))]
 fn verify(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> Result<(), FormatError> {
-    compiled_proof::verify::<ContractMerge>(payload, root, leaf_count)
+    compiled_proof::verify::<KernelMerge>(payload, root, leaf_count)
 }
 
 /// The proof (args, witness, payload), then in owner mode the owner check.

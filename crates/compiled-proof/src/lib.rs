@@ -17,6 +17,11 @@ use core::cell::Cell;
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "kernel")]
+mod kernel;
+#[cfg(feature = "kernel")]
+pub use kernel::KernelMerge;
+
 #[cfg(feature = "std")]
 mod compile;
 #[cfg(feature = "std")]
