@@ -90,8 +90,37 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     forged[3][0] ^= 1;
     let forged = write_leaves(&dir, "forged.txt", &forged);
 
+    // Killed after sending the creation; the rerun rebuilds the same transaction (same
+    // inputs, so the same type id) and finds it sent: one accumulator, one fee.
+    let before = wallet.balance().unwrap();
+    let create_args: Vec<String> = [
+        "acc",
+        "create",
+        "--leaves",
+        &l7,
+        "--rpc",
+        &rpc,
+        "--key",
+        &key,
+        "--type-script-binary",
+        &type_script,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let sent = kill_after_send(&as_refs(&create_args));
     let created = client(&["acc", "create", "--leaves", &l7]);
     assert_eq!(created["created"], true, "{created}");
+    assert_eq!(
+        created["tx_hash"].as_str(),
+        Some(sent.as_str()),
+        "{created}"
+    );
+    assert_eq!(
+        before - wallet.balance().unwrap(),
+        created["fee_shannons"].as_u64().unwrap() + created["capacity_shannons"].as_u64().unwrap(),
+        "one accumulator, one fee"
+    );
     assert_eq!(created["leaf_count"], 7);
     let tid = created["type_id"].as_str().unwrap().to_string();
     let again = client(&["acc", "create", "--leaves", &l7]);
