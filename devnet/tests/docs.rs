@@ -65,6 +65,14 @@ fn every_command_of_the_deploy_guide_runs() {
                     .to_string(),
             ));
         }
+        if args[..2] == ["acc", "create"] {
+            vars.push((
+                "$ACC",
+                field(&stdout, "type_id")
+                    .expect("acc create prints type_id")
+                    .to_string(),
+            ));
+        }
         if args[0] == "spend" {
             vars.retain(|(n, _)| *n != "$TX");
             vars.push((
@@ -89,6 +97,15 @@ fn every_command_of_the_deploy_guide_runs() {
         .find_map(|l| l.strip_prefix("node: "))
         .unwrap();
     assert_eq!(total, node_cycles, "{debug}");
+    // The accumulator grew from 4 leaves to 7 and the cell locked at 4 was spent by leaf 5.
+    let show = &outputs.iter().rev().nth(1).unwrap().1;
+    assert_eq!(field(show, "leaf_count"), Some("7"), "{show}");
+    let by_reference = &outputs.iter().rev().nth(2).unwrap().1;
+    assert_eq!(
+        field(by_reference, "status"),
+        Some("committed"),
+        "{by_reference}"
+    );
     assert!(
         outputs.last().unwrap().1.contains("type_hash: 0x"),
         "{}",
