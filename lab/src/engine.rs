@@ -206,47 +206,23 @@ impl Engine {
             .hash_type(ScriptHashType::Data2)
             .args(Bytes::copy_from_slice(args).pack())
             .build();
-        let input_out_point = out_point(0x1a, 0);
-        let input_output = CellOutput::new_builder()
+        let input = CellInput::new_builder()
+            .previous_output(out_point(0x1a, 0))
+            .build();
+        let spent = CellOutput::new_builder()
             .capacity(1_000_000_000_000u64)
             .lock(lock.clone())
             .build();
-        let input_meta = CellMetaBuilder::from_cell_output(input_output, Bytes::new())
-            .out_point(input_out_point.clone())
+        let output = CellOutput::new_builder()
+            .capacity(900_000_000_000u64)
+            .lock(lock)
             .build();
-        let tx = TransactionBuilder::default()
-            .cell_dep(
-                CellDep::new_builder()
-                    .out_point(p.dep_meta.out_point.clone())
-                    .dep_type(DepType::Code)
-                    .build(),
-            )
-            .input(
-                CellInput::new_builder()
-                    .previous_output(input_out_point)
-                    .build(),
-            )
-            .output(
-                CellOutput::new_builder()
-                    .capacity(900_000_000_000u64)
-                    .lock(lock)
-                    .build(),
-            )
-            .output_data(Bytes::new().pack())
-            .witness(Bytes::copy_from_slice(witness).pack())
-            .build();
-        let rtx = ResolvedTransaction {
-            transaction: tx,
-            resolved_cell_deps: vec![p.dep_meta.clone()],
-            resolved_inputs: vec![input_meta],
-            resolved_dep_groups: vec![],
-        };
-        let verifier = TransactionScriptsVerifier::new_with_debug_printer(
-            Arc::new(rtx),
-            NoLoader,
-            Arc::clone(&self.consensus),
-            Arc::clone(&self.env),
-            Arc::clone(&self.printer),
+        let witness = Bytes::copy_from_slice(witness);
+        let verifier = self.verifier(
+            p,
+            (input, spent, Bytes::new()),
+            (output, Bytes::new()),
+            witness,
         );
         outcome(verifier.verify(MAX_CYCLES))
     }
@@ -266,9 +242,8 @@ impl Engine {
         payload: &[u8],
     ) -> Outcome {
         let p = &self.programs[program];
-        let input_out_point = out_point(0x1b, 0);
         let input = CellInput::new_builder()
-            .previous_output(input_out_point.clone())
+            .previous_output(out_point(0x1b, 0))
             .build();
         let args = match input_data {
             Some(_) => *args,
@@ -289,18 +264,48 @@ impl Engine {
             None => WitnessArgs::new_builder().output_type(payload),
         }
         .build();
-        let mut input_output = CellOutput::new_builder()
+        let typed = Some(type_script.clone()).pack();
+        let mut spent = CellOutput::new_builder()
             .capacity(1_000_000_000_000u64)
             .lock(lock.clone());
         if input_data.is_some() {
-            input_output = input_output.type_(Some(type_script.clone()).pack());
+            spent = spent.type_(typed.clone());
         }
-        let input_meta = CellMetaBuilder::from_cell_output(
-            input_output.build(),
-            Bytes::copy_from_slice(input_data.unwrap_or_default()),
-        )
-        .out_point(input_out_point)
-        .build();
+        let output = CellOutput::new_builder()
+            .capacity(900_000_000_000u64)
+            .lock(lock)
+            .type_(typed)
+            .build();
+        let verifier = self.verifier(
+            p,
+            (
+                input,
+                spent.build(),
+                Bytes::copy_from_slice(input_data.unwrap_or_default()),
+            ),
+            (output, Bytes::copy_from_slice(output_data)),
+            witness.as_bytes(),
+        );
+        outcome(verifier.verify_single(
+            ScriptGroupType::Type,
+            &type_script.calc_script_hash(),
+            MAX_CYCLES,
+        ))
+    }
+
+    /// The transaction shape of every run, resolved: `p`'s code cell as the one cell dep, one
+    /// input (its out point, the cell it spends and that cell's data), one output with its
+    /// data, `witness` at index 0.
+    fn verifier(
+        &self,
+        p: &Program,
+        (input, spent, spent_data): (CellInput, CellOutput, Bytes),
+        (output, output_data): (CellOutput, Bytes),
+        witness: Bytes,
+    ) -> TransactionScriptsVerifier<NoLoader> {
+        let input_meta = CellMetaBuilder::from_cell_output(spent, spent_data)
+            .out_point(input.previous_output())
+            .build();
         let tx = TransactionBuilder::default()
             .cell_dep(
                 CellDep::new_builder()
@@ -309,15 +314,9 @@ impl Engine {
                     .build(),
             )
             .input(input)
-            .output(
-                CellOutput::new_builder()
-                    .capacity(900_000_000_000u64)
-                    .lock(lock)
-                    .type_(Some(type_script.clone()).pack())
-                    .build(),
-            )
-            .output_data(Bytes::copy_from_slice(output_data).pack())
-            .witness(witness.as_bytes().pack())
+            .output(output)
+            .output_data(output_data.pack())
+            .witness(witness.pack())
             .build();
         let rtx = ResolvedTransaction {
             transaction: tx,
@@ -325,18 +324,13 @@ impl Engine {
             resolved_inputs: vec![input_meta],
             resolved_dep_groups: vec![],
         };
-        let verifier = TransactionScriptsVerifier::new_with_debug_printer(
+        TransactionScriptsVerifier::new_with_debug_printer(
             Arc::new(rtx),
             NoLoader,
             Arc::clone(&self.consensus),
             Arc::clone(&self.env),
             Arc::clone(&self.printer),
-        );
-        outcome(verifier.verify_single(
-            ScriptGroupType::Type,
-            &type_script.calc_script_hash(),
-            MAX_CYCLES,
-        ))
+        )
     }
 
     /// Runs `program` on the honest proof of `w`.
