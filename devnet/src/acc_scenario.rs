@@ -201,6 +201,64 @@ impl Acc<'_, '_> {
         self.refusals.push(r);
         Ok(hash)
     }
+
+    /// Refuses `forged` with the type script's `expected` code, then commits the honest
+    /// update `then` of `acc` and returns the accumulator after it, its row measured.
+    fn refuse_then_update(
+        &mut self,
+        case: &'static str,
+        forged: &packed::Transaction,
+        acc: &Accumulator,
+        expected: mmr_accumulator::Error,
+        then: Built,
+        (step, note): (&'static str, &'static str),
+    ) -> Result<Accumulator> {
+        let after = accumulator::after(acc.code_hash, &then)?;
+        let hash = self.refuse_then(
+            case,
+            "accumulator",
+            forged,
+            &acc.cell,
+            Some(expected.code()),
+            None,
+            then,
+        )?;
+        if let Some(h) = hash {
+            let appended = after.leaf_count - acc.leaf_count;
+            self.row(&h, step, note, None, appended, after.commitment.mmr_size)?;
+        }
+        Ok(after)
+    }
+
+    /// Refuses the spend `forged` of `cell` (by `verifier`), then commits the spend `then`
+    /// against `acc`, its row measured.
+    #[allow(clippy::too_many_arguments)]
+    fn refuse_then_spend(
+        &mut self,
+        case: &'static str,
+        (verifier, mode): (&'static str, Mode),
+        forged: &packed::Transaction,
+        cell: &IndexedCell,
+        (expected_code, expected_message): (Option<i8>, Option<&'static str>),
+        then: Built,
+        note: &'static str,
+        acc: &Accumulator,
+    ) -> Result<()> {
+        let hash = self.refuse_then(
+            case,
+            verifier,
+            forged,
+            cell,
+            expected_code,
+            expected_message,
+            then,
+        )?;
+        if let Some(h) = hash {
+            let spend = Some((verifier, mode));
+            self.row(&h, "spend", note, spend, 0, acc.commitment.mmr_size)?;
+        }
+        Ok(())
+    }
 }
 
 /// The accumulator's part of the scenario. `verifiers` are the three data2 deployments
@@ -267,26 +325,14 @@ pub(crate) fn run(
     payload[1] ^= 1;
     let draft = accumulator::update_draft(&acc, &s.code, &new, lock, &payload);
     let forged = accumulator::complete(payer, draft)?;
-    let hash = s.refuse_then(
+    acc = s.refuse_then_update(
         "acc_forged_append",
-        "accumulator",
         &forged.tx,
-        &acc.cell,
-        Some(mmr_accumulator::Error::OldRootMismatch.code()),
-        None,
-        honest.clone(),
+        &acc,
+        mmr_accumulator::Error::OldRootMismatch,
+        honest,
+        ("append", "APPEND 1 leaf"),
     )?;
-    acc = accumulator::after(code_hash, &honest)?;
-    if let Some(h) = hash {
-        s.row(
-            &h,
-            "append",
-            "APPEND 1 leaf",
-            None,
-            1,
-            acc.commitment.mmr_size,
-        )?;
-    }
 
     // A cell locked at 7 leaves, spent by the leaf appended after it was locked.
     let w = s.workload(n1, &[CREATED as u64])?;
@@ -320,24 +366,16 @@ pub(crate) fn run(
         Mode::Plain,
         &fresh,
     )?;
-    if let Some(h) = s.refuse_then(
+    s.refuse_then_spend(
         "acc_stale_proof_after_append",
-        "baseline",
+        ("baseline", Mode::Plain),
         &tx.tx,
         &cells[8],
-        Some(9),
-        None,
+        (Some(9), None),
         then,
-    )? {
-        s.row(
-            &h,
-            "spend",
-            "proof rebuilt against the new root",
-            Some(("baseline", Mode::Plain)),
-            0,
-            acc.commitment.mmr_size,
-        )?;
-    }
+        "proof rebuilt against the new root",
+        &acc,
+    )?;
 
     // The race: a spend built against the 8-leaf accumulator, the append of 10 committed
     // first; the pool refuses the spend (its cell dep is dead), which is rebuilt and resent.
@@ -362,24 +400,16 @@ pub(crate) fn run(
         Mode::Plain,
         &rebuilt_w,
     )?;
-    if let Some(h) = s.refuse_then(
+    s.refuse_then_spend(
         "acc_spend_racing_append",
-        "c",
+        ("c", Mode::Plain),
         &racing.tx,
         &cells[7],
-        None,
-        Some("Resolve failed"),
+        (None, Some("Resolve failed")),
         rebuilt,
-    )? {
-        s.row(
-            &h,
-            "spend",
-            "rebuilt after racing an append",
-            Some(("c", Mode::Plain)),
-            0,
-            acc.commitment.mmr_size,
-        )?;
-    }
+        "rebuilt after racing an append",
+        &acc,
+    )?;
 
     // Extend to the whole reference MMR by an ancestry proof; first a forgery: the honest
     // proof with the output claiming another MMR of the same size (113).
@@ -391,27 +421,14 @@ pub(crate) fn run(
     let forged_new = accumulator::commitment(&other);
     let draft = accumulator::update_draft(&acc, &s.code, &forged_new, lock, &payload);
     let forged = accumulator::complete(payer, draft)?;
-    let hash = s.refuse_then(
+    acc = s.refuse_then_update(
         "acc_forged_ancestry",
-        "accumulator",
         &forged.tx,
-        &acc.cell,
-        Some(mmr_accumulator::Error::NewRootMismatch.code()),
-        None,
-        honest.clone(),
+        &acc,
+        mmr_accumulator::Error::NewRootMismatch,
+        honest,
+        ("extend", "EXTEND by an ancestry proof"),
     )?;
-    let before = acc.clone();
-    acc = accumulator::after(code_hash, &honest)?;
-    if let Some(h) = hash {
-        s.row(
-            &h,
-            "extend",
-            "EXTEND by an ancestry proof",
-            None,
-            acc.leaf_count - before.leaf_count,
-            acc.commitment.mmr_size,
-        )?;
-    }
 
     // The reference proof (76 leaves of 2520) by reference, each verifier and mode: the same
     // proofs the data2 spends carry, now against the accumulator's root.
@@ -447,24 +464,16 @@ pub(crate) fn run(
         Mode::Plain,
         &ctx.owned,
     )?;
-    if let Some(h) = s.refuse_then(
+    s.refuse_then_spend(
         "acc_counterfeit_dep",
-        "compiled",
+        ("compiled", Mode::Plain),
         &counterfeit.tx,
         &cells[9],
-        Some(mmr_lock::LockError::AccumulatorNotFound.code()),
-        None,
+        (Some(mmr_lock::LockError::AccumulatorNotFound.code()), None),
         then,
-    )? {
-        s.row(
-            &h,
-            "spend",
-            "after a counterfeit dep was refused",
-            Some(("compiled", Mode::Plain)),
-            0,
-            acc.commitment.mmr_size,
-        )?;
-    }
+        "after a counterfeit dep was refused",
+        &acc,
+    )?;
 
     // Hand-over to owner.key (KEEP, signed by the payer), then a spend against the new cell.
     let (handover, _) = s.update(payer, &acc, &Update::Keep(ctx.owner.key.lock()))?;
@@ -502,27 +511,14 @@ pub(crate) fn run(
     )?;
     s.leaves.push(ctx.owner.key.lock_hash());
     let (append, _) = s.update(owner, &acc, &Update::Append(&s.leaves))?;
-    let hash = s.refuse_then(
+    acc = s.refuse_then_update(
         "acc_destroy",
-        "accumulator",
         &destroy.tx,
-        &acc.cell,
-        Some(mmr_accumulator::Error::DestroyRefused.code()),
-        None,
-        append.clone(),
+        &acc,
+        mmr_accumulator::Error::DestroyRefused,
+        append,
+        ("append", "APPEND 1 leaf by the new admin"),
     )?;
-    let before = acc.clone();
-    acc = accumulator::after(code_hash, &append)?;
-    if let Some(h) = hash {
-        s.row(
-            &h,
-            "append",
-            "APPEND 1 leaf by the new admin",
-            None,
-            acc.leaf_count - before.leaf_count,
-            acc.commitment.mmr_size,
-        )?;
-    }
     if accumulator::find(ctx.chain, code_hash, acc.type_id)?.commitment != acc.commitment {
         return Err(Error::Scenario(
             "the accumulator on chain is not the scenario's last one".into(),
