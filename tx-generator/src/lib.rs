@@ -275,43 +275,15 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
 }
 
 /// Leaves from text: one 32-byte leaf per line as 64 hex digits (`0x` optional); blank lines
-/// and everything after a `#` are ignored. Leaf index = order in the text, from 0.
+/// and everything after a `#` are ignored. Leaf index = order in the text, from 0. The leaves
+/// file format of `mmr-store` (its parser).
 pub fn parse_leaves(text: &str) -> Result<Vec<[u8; 32]>, String> {
-    let mut leaves = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let value = line.split('#').next().unwrap_or("").trim();
-        if value.is_empty() {
-            continue;
-        }
-        let bytes = parse_hex(value).map_err(|e| format!("line {}: {e}", n + 1))?;
-        let leaf: [u8; 32] = bytes
-            .try_into()
-            .map_err(|b: Vec<u8>| format!("line {}: a leaf is 32 bytes, not {}", n + 1, b.len()))?;
-        leaves.push(leaf);
-    }
-    Ok(leaves)
+    mmr_store::parse_leaves(text).map_err(|e| e.to_string())
 }
 
-/// Leaf indexes from `"3,7,10-12"`: comma-separated indexes and inclusive ranges.
+/// Leaf indexes from `"3,7,10-12"`: comma-separated indexes and inclusive ranges, at least one.
 pub fn parse_indexes(s: &str) -> Result<Vec<u64>, String> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let num = |t: &str| {
-            t.trim()
-                .parse::<u64>()
-                .map_err(|_| format!("not a leaf index: {t:?}"))
-        };
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b) = (num(a)?, num(b)?);
-                if a > b || b - a > 1_000_000 {
-                    return Err(format!("bad range {part:?}"));
-                }
-                out.extend(a..=b);
-            }
-            None => out.push(num(part)?),
-        }
-    }
+    let out = mmr_store::parse_indexes(s)?;
     if out.is_empty() {
         return Err("no leaf index given".into());
     }

@@ -31,6 +31,31 @@ pub fn parse_leaf_line(text: &str, line: u64) -> Result<Option<Hash>> {
     Ok(Some(leaf))
 }
 
+/// Leaf indexes from `"3,7,10-12"`: comma-separated indexes and inclusive ranges (at most
+/// 1,000,001 indexes a range); empty text gives none. The `--index` syntax of `mmr-store`,
+/// `tx-generator` and `ckb-devnet`.
+pub fn parse_indexes(s: &str) -> std::result::Result<Vec<u64>, String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("not a leaf index: {t:?}"))
+    };
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b || b - a > 1_000_000 {
+                    return Err(format!("bad range {part:?}"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    Ok(out)
+}
+
 /// Every leaf of a leaves file's text.
 pub fn parse_leaves(text: &str) -> Result<Vec<Hash>> {
     LeafReader::new(text.as_bytes()).collect()

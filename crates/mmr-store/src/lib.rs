@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 pub mod leaves;
 
-pub use leaves::{parse_leaf_line, parse_leaves, LeafReader};
+pub use leaves::{parse_indexes, parse_leaf_line, parse_leaves, LeafReader};
 
 /// A 32-byte node hash (leaf value, inner node, peak, root).
 pub type Hash = [u8; 32];

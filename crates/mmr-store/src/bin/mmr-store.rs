@@ -64,27 +64,6 @@ fn parse_u64(flag: &str, s: &str) -> Res<u64> {
         .or_else(|_| usage(format!("{flag}: not a number: {s:?}")))
 }
 
-/// `"3,7,10-12"`: indexes and inclusive ranges.
-fn parse_indexes(s: &str) -> Res<Vec<u64>> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b) = (
-                    parse_u64("--index", a.trim())?,
-                    parse_u64("--index", b.trim())?,
-                );
-                if a > b || b - a > 1_000_000 {
-                    return usage(format!("--index: bad range {part:?}"));
-                }
-                out.extend(a..=b);
-            }
-            None => out.push(parse_u64("--index", part)?),
-        }
-    }
-    Ok(out)
-}
-
 /// Flags after the directory: `--name value` pairs, then at most `positional` bare values.
 struct Flags {
     pairs: Vec<(String, String)>,
@@ -213,11 +192,12 @@ fn run(args: &[String]) -> Res<()> {
         "prove" => {
             let flags = Flags::parse(rest, &["--index", "--size", "--format"], 0)?;
             let store = Store::open_read_only(dir)?;
-            let indexes = parse_indexes(
+            let indexes = mmr_store::parse_indexes(
                 flags
                     .get("--index")
                     .ok_or_else(|| Fail::Usage("prove needs --index LIST".into()))?,
-            )?;
+            )
+            .map_err(|e| Fail::Usage(format!("--index: {e}")))?;
             let size = flags.u64("--size")?.unwrap_or(store.mmr_size());
             let proof = store.proof(size, &indexes)?;
             let payload = match flags.get("--format").unwrap_or("compiled") {
