@@ -304,6 +304,16 @@ JOURNEY_C=(
     "c (gcc 12): + lean ELF|c|gcc asm 1"
 )
 
+# The accumulator's type script (docs/accumulator.md, "Cycles"): "label|cargo feature arguments",
+# measured in-process on its cost table's transitions (cycle-lab acc-journey).
+JOURNEY_ACC=(
+    "Rust merge kernel|--no-default-features --features lean-elf"
+    "+ asm kernel|--no-default-features --features lean-elf,asm-kernel"
+    "+ node in registers (asm chain)|--no-default-features --features lean-elf,asm-kernel,asm-chain"
+    "+ merge runs|--no-default-features --features lean-elf,asm-kernel,asm-chain,merge-runs"
+    "+ word compare|--no-default-features --features lean-elf,asm-kernel,asm-chain,merge-runs,word-compare"
+)
+
 build_lab() {
     say "building cycle-lab"
     cargo build --quiet --release --locked -p cycle-lab >&2 || die "building cycle-lab failed"
@@ -348,6 +358,16 @@ journey() {
             >>"$dir/variants.tsv"
         i=$((i + 1))
     done
+    i=0
+    for row in "${JOURNEY_ACC[@]}"; do
+        IFS='|' read -r label features <<<"$row"
+        tag=acc-$(printf '%02d' "$i")
+        say "journey $tag: accumulator: $label"
+        # shellcheck disable=SC2086 # features is a list of cargo arguments
+        build_contract accumulator-type "$dir/$tag" $features
+        printf '%s\t%s\t%s\n' "$tag" "$label" "$tag/accumulator-type" >>"$dir/acc-variants.tsv"
+        i=$((i + 1))
+    done
     # Leave build/release as the default build.
     build_all >/dev/null 2>&1 || die "rebuilding the default binaries failed"
     build_lab
@@ -359,6 +379,11 @@ journey() {
         && chart=(--chart "$ROOT/docs/journey.svg" --doc "$ROOT/docs/performance.md")
     "$LAB" journey --manifest "$dir/variants.tsv" --reference-seed "$seed" \
         --seeds "${JOURNEY_SEEDS:-50}" --markdown "$dir/journey.md" "${chart[@]}"
+    echo
+    echo "The accumulator's type script, per step (in-process, the type script alone):"
+    local acc_doc=()
+    [ "$seed" = "$REFERENCE_SEED" ] && acc_doc=(--doc "$ROOT/docs/accumulator.md")
+    "$LAB" acc-journey --manifest "$dir/acc-variants.tsv" "${acc_doc[@]}"
     echo
     echo "Binaries and tx.json per step in build/journey/NN/; build/journey/journey.{csv,json,svg,md}"
     [ "$seed" = "$REFERENCE_SEED" ] && echo "Chart copied to docs/journey.svg, table to docs/performance.md"

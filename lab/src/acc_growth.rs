@@ -23,6 +23,8 @@ pub const GROWTH_START: &str = "<!-- accumulator-growth-table:start -->";
 pub const GROWTH_END: &str = "<!-- accumulator-growth-table:end -->";
 pub const README_START: &str = "<!-- accumulator-cycle-table:start -->";
 pub const README_END: &str = "<!-- accumulator-cycle-table:end -->";
+pub const JOURNEY_START: &str = "<!-- accumulator-journey-table:start -->";
+pub const JOURNEY_END: &str = "<!-- accumulator-journey-table:end -->";
 
 /// Cycles of one merge on the assembly kernel with its result kept in registers, with the
 /// call (docs/hashing.md; held to it by tests/tests/merge_bench.rs).
@@ -382,6 +384,53 @@ impl AccGrowth {
         }
         s
     }
+}
+
+/// The tuning steps of the type script (each a build of `./build.sh journey`, listed in a
+/// manifest of `tag<TAB>label<TAB>binary` lines, binaries relative to it): the cost table's
+/// three large transitions and keep, per step, with what each step saved on the append.
+pub fn journey(manifest: &std::path::Path) -> Result<String, String> {
+    let text =
+        std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let base = manifest.parent().unwrap_or(std::path::Path::new("."));
+    let steps: Vec<Step> = cost_steps()
+        .into_iter()
+        .filter(|s| matches!(s, Step::Append { .. } | Step::Extend { .. } | Step::Keep))
+        .collect();
+    let mut s = String::from("| step | stripped bytes |");
+    for step in &steps {
+        s.push_str(&format!(" {} |", step.label()));
+    }
+    s.push_str(" append: what the step saved |\n| --- | ---: |");
+    s.push_str(&" ---: |".repeat(steps.len() + 1));
+    s.push('\n');
+    let mut previous: Option<u64> = None;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [_, label, binary] = f[..] else {
+            return Err(format!("{}: bad line {line:?}", manifest.display()));
+        };
+        let spec = ProgramSpec::load(label, crate::engine::Format::Compiled, &base.join(binary))?;
+        let engine = Engine::new(std::slice::from_ref(&spec));
+        s.push_str(&format!(
+            "| {label} | {} |",
+            thousands(spec.binary.len() as i64)
+        ));
+        let mut append = 0;
+        for &step in &steps {
+            let r = run(&engine, step).map_err(|e| format!("{label}: {e}"))?;
+            if matches!(step, Step::Append { .. }) {
+                append = r.cycles;
+            }
+            s.push_str(&format!(" {} |", thousands(r.cycles as i64)));
+        }
+        match previous {
+            Some(p) => s.push_str(&format!(" {} |\n", thousands(p as i64 - append as i64))),
+            None => s.push_str(" |\n"),
+        }
+        previous = Some(append);
+    }
+    Ok(s)
 }
 
 #[cfg(test)]

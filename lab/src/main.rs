@@ -48,7 +48,11 @@ commands:
              cost table of docs/accumulator.md
                --acc-doc FILE     replace FILE's accumulator-cost-table and
                                   accumulator-growth-table blocks (docs/accumulator.md)
-               --readme FILE      replace FILE's accumulator-cycle-table block (README.md)";
+               --readme FILE      replace FILE's accumulator-cycle-table block (README.md)
+  acc-journey  the accumulator type script's tuning steps (written by ./build.sh journey):
+             the cost table's large transitions and keep per step
+               --manifest FILE    (default build/journey/acc-variants.tsv)
+               --doc FILE         replace FILE's accumulator-journey-table block";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Some("gate") => cmd_gate(&args[1..]),
         Some("checksums") => cmd_checksums(&args[1..]),
         Some("growth") => cmd_growth(&args[1..]),
+        Some("acc-journey") => cmd_acc_journey(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -359,6 +364,23 @@ fn cmd_growth(args: &[String]) -> Result<(), String> {
         splice_file(
             path,
             &[(acc_growth::README_START, acc_growth::README_END, &readme)],
+        )?;
+    }
+    Ok(())
+}
+
+fn cmd_acc_journey(args: &[String]) -> Result<(), String> {
+    let o = Opts::parse(args, &[])?;
+    let manifest = PathBuf::from(
+        o.get("--manifest")
+            .unwrap_or("build/journey/acc-variants.tsv"),
+    );
+    let table = acc_growth::journey(&manifest)?;
+    print!("{table}");
+    if let Some(path) = o.get("--doc") {
+        splice_file(
+            path,
+            &[(acc_growth::JOURNEY_START, acc_growth::JOURNEY_END, &table)],
         )?;
     }
     Ok(())

@@ -54,6 +54,36 @@ fn docs_show_the_measured_costs() {
     }
 }
 
+/// The journey table (./build.sh journey builds every step, too slow for a test) ends with
+/// the release build: its last row must show today's cycles.
+#[test]
+fn the_journey_table_ends_at_the_release_build() {
+    let acc = acc_growth::measure(&spec()).unwrap_or_else(|e| panic!("{e}"));
+    let doc = std::fs::read_to_string(gate::workspace_root().join("docs/accumulator.md")).unwrap();
+    let start = doc
+        .find(acc_growth::JOURNEY_START)
+        .expect("journey markers");
+    let end = doc.find(acc_growth::JOURNEY_END).expect("journey markers");
+    let last = doc[start..end].lines().last().unwrap();
+    let cells: Vec<String> = last.split('|').map(|c| c.trim().replace(',', "")).collect();
+    let expected: Vec<String> = acc
+        .costs
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.step,
+                Step::Append { .. } | Step::Extend { .. } | Step::Keep
+            )
+        })
+        .map(|r| r.cycles.to_string())
+        .collect();
+    assert_eq!(
+        cells[3..3 + expected.len()],
+        expected[..],
+        "docs/accumulator.md's journey table is stale: run ./build.sh journey ({last})"
+    );
+}
+
 /// The engine's runs can fail: an output one byte off is refused with the documented code,
 /// and so is a creation whose data is not 40 bytes (the type id is right: the engine derives
 /// it from its input).
