@@ -1,15 +1,19 @@
 //! Numbers in the docs that come from the release binaries, measured fresh and compared:
-//! docs/deploy.md's owner-mode cost table and the cycles of docs/performance.md's recorded
-//! `cycle-lab sweep` output. After an intended cycle change, `DOC_TABLES_BLESS=1 cargo test
-//! --release -p tests --test doc_tables` rewrites the owner-mode table between its markers;
-//! the sweep block is `./build.sh sweep`'s output pasted as printed (its timings are that
-//! run's; its cycles must be today's).
+//! docs/deploy.md's owner-mode cost table and README's owner-mode cost range; in
+//! docs/performance.md the cycles of the recorded `cycle-lab sweep` output, the table of where
+//! the cycles go (ckb-debugger's flamegraph profile of each verifier on the reference seed),
+//! the growth table and the sentences read off it. After an intended cycle change,
+//! `DOC_TABLES_BLESS=1 cargo test --release -p tests --test doc_tables` rewrites every block
+//! between its markers (`./build.sh growth` also redraws docs/growth.svg); the sweep block is
+//! `./build.sh sweep`'s output pasted as printed (its timings are that run's; its cycles must
+//! be today's).
 
 use ckb_testtool::ckb_types::{
     bytes::Bytes, core::ScriptHashType, core::TransactionBuilder, packed::CellOutput,
     packed::Script, prelude::*,
 };
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 use tests::owner::Chain;
 use tests::{available_verifiers, honest, payload, run, Outcome, Verifier};
 use tx_generator::{Mode, Workload, REFERENCE_SEED};
@@ -33,15 +37,41 @@ fn thousands(n: u64) -> String {
 }
 
 /// The text between `<!-- {name}:start -->` and `<!-- {name}:end -->` (exclusive), and the
-/// byte range it occupies.
+/// byte range it occupies. A block table starts on the line after its start marker; an inline
+/// block (a figure inside a sentence) right after it.
 fn block(text: &str, name: &str) -> (String, std::ops::Range<usize>) {
-    let start_marker = format!("<!-- {name}:start -->\n");
-    let start = text.find(&start_marker).expect("start marker") + start_marker.len();
+    let start_marker = format!("<!-- {name}:start -->");
+    let mut start = text.find(&start_marker).expect("start marker") + start_marker.len();
+    if text[start..].starts_with('\n') {
+        start += 1;
+    }
     let end = text[start..]
         .find(&format!("<!-- {name}:end -->"))
         .expect("end marker")
         + start;
     (text[start..end].to_string(), start..end)
+}
+
+/// Blessing rewrites files; tests run in parallel threads.
+static BLESS: Mutex<()> = Mutex::new(());
+
+/// Fails unless the block `name` of `path` is `fresh`; with `DOC_TABLES_BLESS` set, writes it.
+fn check_block(path: &Path, name: &str, fresh: &str) {
+    let _guard = BLESS.lock().unwrap_or_else(|e| e.into_inner());
+    let text = std::fs::read_to_string(path).unwrap();
+    let (recorded, range) = block(&text, name);
+    if std::env::var_os("DOC_TABLES_BLESS").is_some() {
+        let mut new = text.clone();
+        new.replace_range(range, fresh);
+        std::fs::write(path, new).unwrap();
+        return;
+    }
+    assert_eq!(
+        recorded,
+        fresh,
+        "{}'s {name} block is stale: DOC_TABLES_BLESS=1 cargo test --release -p tests --test doc_tables",
+        path.display()
+    );
 }
 
 fn always_success(chain: &mut Chain) -> Script {
@@ -91,7 +121,21 @@ fn owner_mode_cycles(v: Verifier, w: &Workload) -> u64 {
     total - owner_alone
 }
 
-fn owner_table() -> String {
+/// One row of the owner-mode measurement: plain, owner as the first proved leaf, as the last.
+struct OwnerRow {
+    name: &'static str,
+    plain: u64,
+    owner: u64,
+    owner_last: u64,
+}
+
+/// Measured once for both documents that quote it.
+fn owner_rows() -> &'static [OwnerRow] {
+    static ROWS: OnceLock<Vec<OwnerRow>> = OnceLock::new();
+    ROWS.get_or_init(measure_owner_rows)
+}
+
+fn measure_owner_rows() -> Vec<OwnerRow> {
     let owner_hash: [u8; 32] = {
         let mut chain = Chain::new(Verifier::Compiled);
         always_success(&mut chain)
@@ -100,34 +144,47 @@ fn owner_table() -> String {
             .try_into()
             .unwrap()
     };
+    let mut verifiers = available_verifiers();
+    verifiers.sort_by_key(|v| v.binary_name());
+    verifiers
+        .into_iter()
+        .map(|v| {
+            let plain = match run(v, &honest(v, &Workload::from_seed(REFERENCE_SEED))) {
+                Outcome::Accepted(c) => c,
+                other => panic!("{v:?}: {other:?}"),
+            };
+            // The owner as the first proved leaf (as tx-generator builds it), then as the last.
+            let first = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
+            let (mut leaves, indexes) = tx_generator::seeded_leaves(REFERENCE_SEED);
+            leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
+            let last = Workload::from_leaves(&leaves, &indexes).unwrap();
+            OwnerRow {
+                name: match v {
+                    Verifier::Baseline => "baseline",
+                    Verifier::C => "C",
+                    Verifier::Compiled => "compiled",
+                },
+                plain,
+                owner: owner_mode_cycles(v, &first),
+                owner_last: owner_mode_cycles(v, &last),
+            }
+        })
+        .collect()
+}
+
+fn owner_table() -> String {
     let mut rows = String::from(
         "| verifier | plain | owner mode | extra | owner as the last proved leaf |\n\
          | --- | ---: | ---: | ---: | ---: |\n",
     );
-    let mut verifiers = available_verifiers();
-    verifiers.sort_by_key(|v| v.binary_name());
-    for v in verifiers {
-        let plain = match run(v, &honest(v, &Workload::from_seed(REFERENCE_SEED))) {
-            Outcome::Accepted(c) => c,
-            other => panic!("{v:?}: {other:?}"),
-        };
-        // The owner as the first proved leaf (as tx-generator builds it), then as the last.
-        let first = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
-        let (mut leaves, indexes) = tx_generator::seeded_leaves(REFERENCE_SEED);
-        leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
-        let last = Workload::from_leaves(&leaves, &indexes).unwrap();
-        let (owner, owner_last) = (owner_mode_cycles(v, &first), owner_mode_cycles(v, &last));
-        let name = match v {
-            Verifier::Baseline => "baseline",
-            Verifier::C => "C",
-            Verifier::Compiled => "compiled",
-        };
+    for r in owner_rows() {
         rows.push_str(&format!(
-            "| {name} | {} | {} | +{} | +{} |\n",
-            thousands(plain),
-            thousands(owner),
-            thousands(owner - plain),
-            thousands(owner_last - plain)
+            "| {} | {} | {} | +{} | +{} |\n",
+            r.name,
+            thousands(r.plain),
+            thousands(r.owner),
+            thousands(r.owner - r.plain),
+            thousands(r.owner_last - r.plain)
         ));
     }
     rows
@@ -135,21 +192,29 @@ fn owner_table() -> String {
 
 #[test]
 fn deploy_md_owner_mode_cost_table() {
-    let path = doc("deploy.md");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let (recorded, range) = block(&text, "owner-cost-table");
     let fresh = owner_table();
     print!("{fresh}");
-    if std::env::var_os("DOC_TABLES_BLESS").is_some() {
-        let mut new = text.clone();
-        new.replace_range(range, &fresh);
-        std::fs::write(&path, new).unwrap();
-        return;
-    }
-    assert_eq!(
-        recorded, fresh,
-        "docs/deploy.md's owner-mode table is stale: DOC_TABLES_BLESS=1 cargo test --release -p tests --test doc_tables"
+    check_block(&doc("deploy.md"), "owner-cost-table", &fresh);
+}
+
+/// README's owner-mode sentence: the range of the table's "extra" column, and its worst case
+/// (the owner as the last proved leaf).
+#[test]
+fn readme_owner_mode_cost_range() {
+    let rows = owner_rows();
+    let extra = rows.iter().map(|r| r.owner - r.plain);
+    let (low, high) = (extra.clone().min().unwrap(), extra.max().unwrap());
+    let worst = rows.iter().map(|r| r.owner_last - r.plain).max().unwrap();
+    let fresh = format!(
+        "{}-{} cycles more than plain mode on the reference seed, up to {} with the owner as \
+         the last proved leaf",
+        thousands(low),
+        thousands(high),
+        thousands(worst)
     );
+    println!("{fresh}");
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    check_block(&readme, "owner-cost-range", &fresh);
 }
 
 /// Seeds 1..=200 (the sweep's default), honest proofs, min / median (lower middle) / max
@@ -190,4 +255,450 @@ fn performance_md_sweep_cycles() {
             v.binary_name()
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// docs/performance.md: cost against MMR size.
+
+fn release_specs() -> Vec<cycle_lab::engine::ProgramSpec> {
+    cycle_lab::engine::RELEASE_VERIFIERS
+        .iter()
+        .map(|&(name, format)| {
+            cycle_lab::engine::ProgramSpec::load(name, format, &tests::release_dir().join(name))
+                .unwrap()
+        })
+        .collect()
+}
+
+/// "12,345" rounded to the nearest `step`.
+fn about(n: f64, step: f64) -> String {
+    thousands(((n / step).round() * step) as u64)
+}
+
+/// `text` as lines of at most 95 columns, as the docs are wrapped.
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > 95 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// The sentences read off the growth table: single-leaf cost at both ends and per doubling,
+/// witness growth, the largest claims and the most any claim that fits costs.
+fn growth_summary(g: &cycle_lab::growth::Growth) -> String {
+    let column = |name: &str| g.names.iter().position(|n| n == name).unwrap();
+    let (b, c, k) = (
+        column("baseline-verifier"),
+        column("c-verifier"),
+        column("compiled-verifier"),
+    );
+    let point = |log2: u32, claim: Option<u64>| {
+        g.points
+            .iter()
+            .find(|p| p.log2 == log2 && p.claim == claim)
+            .unwrap()
+    };
+    let cycles = |log2: u32, v: usize| point(log2, Some(1)).runs[v].1.unwrap();
+    let (first, last) = (
+        *cycle_lab::growth::LOG2_LEAVES.first().unwrap(),
+        *cycle_lab::growth::LOG2_LEAVES.last().unwrap(),
+    );
+    let doublings = f64::from(last - first);
+    let per_doubling = |v: usize| (cycles(last, v) - cycles(first, v)) as f64 / doublings;
+    let bytes = |log2: u32| point(log2, Some(1)).runs[k].2;
+    let largest = |log2: u32, v: usize| point(log2, None).runs[v].0;
+    let most = |vs: &[usize]| {
+        g.points
+            .iter()
+            .flat_map(|p| vs.iter().filter_map(|&v| p.runs[v].1))
+            .max()
+            .unwrap() as f64
+            / 1e6
+    };
+    // The claim the prose makes: ten leaves cost less than ten single ones, everywhere.
+    for p in g.points.iter().filter(|p| p.claim == Some(10)) {
+        for v in [b, c, k] {
+            assert!(
+                p.runs[v].1.unwrap() < 10 * cycles(p.log2, v),
+                "2^{}",
+                p.log2
+            );
+        }
+    }
+    let witness_step = (bytes(last) - bytes(first)) as f64 / doublings;
+    wrap(&format!(
+        "Read it as: a single proved leaf costs {} cycles at 2^{first} leaves and {} at \
+         2^{last} on the compiled verifier, about {} per doubling of the MMR (C {}, baseline \
+         {}, from {} to {}), and its witness grows by {:.0} bytes per doubling (one item and its \
+         opcode), to {:.1} KB at 2^{last}. More leaves share the upper levels of their paths, \
+         so 10 leaves cost less than ten single ones. A witness carries at most {} leaves \
+         (compiled format; {} baseline) of a 2^{last}-leaf MMR, {} ({}) of a 2^12-leaf one, \
+         and every proof that fits costs at most about {:.2}M cycles on the compiled and C \
+         verifiers and {:.2}M on the baseline.",
+        thousands(cycles(first, k)),
+        thousands(cycles(last, k)),
+        about(per_doubling(k), 10.0),
+        about(per_doubling(c), 10.0),
+        about(per_doubling(b), 10.0),
+        thousands(cycles(first, b)),
+        thousands(cycles(last, b)),
+        witness_step,
+        bytes(last) as f64 / 1000.0,
+        largest(last, k),
+        largest(last, b),
+        largest(12, k),
+        largest(12, b),
+        most(&[c, k]),
+        most(&[b]),
+    ))
+}
+
+#[test]
+fn performance_md_growth_table_and_summary() {
+    let g = cycle_lab::growth::measure(&release_specs()).unwrap();
+    let (table, summary) = (g.markdown(), growth_summary(&g));
+    print!("{table}\n{summary}");
+    check_block(&doc("performance.md"), "growth-table", &table);
+    check_block(&doc("performance.md"), "growth-summary", &summary);
+}
+
+// ---------------------------------------------------------------------------------------
+// docs/performance.md: where the cycles go, from ckb-debugger's flamegraph profile.
+
+/// Addresses of the symbols whose names start with `prefix`, from an ELF64 file's symbol
+/// table (the `.debug` copies keep it).
+fn symbols(elf: &[u8], prefix: &str) -> Vec<(String, u64)> {
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
+    let (shoff, shentsize, shnum) = (u64_at(0x28) as usize, u16_at(0x3a), u16_at(0x3c));
+    let section = |i: usize| {
+        let h = shoff + i * shentsize;
+        // (type, offset, size, link)
+        (
+            u32_at(h + 4),
+            u64_at(h + 0x18) as usize,
+            u64_at(h + 0x20) as usize,
+            u32_at(h + 0x28),
+        )
+    };
+    let mut out = Vec::new();
+    for i in 0..shnum {
+        let (kind, offset, size, link) = section(i);
+        if kind != 2 {
+            continue; // SHT_SYMTAB only
+        }
+        let strtab = section(link).1;
+        for sym in (offset..offset + size).step_by(24) {
+            let name_at = strtab + u32_at(sym);
+            let len = elf[name_at..].iter().position(|&b| b == 0).unwrap();
+            let name = String::from_utf8_lossy(&elf[name_at..name_at + len]).into_owned();
+            if name.starts_with(prefix) {
+                out.push((name, u64_at(sym + 8)));
+            }
+        }
+    }
+    out.sort_by_key(|s| s.1);
+    out.dedup();
+    out
+}
+
+/// What one verifier's profile of the reference seed says.
+struct Profile {
+    /// ckb-debugger's cycles for the stripped binary (the chain's number).
+    total: u64,
+    /// The flamegraph's sum: instructions only, each in the function it ran in.
+    profiled: u64,
+    /// Per kernel entry (from memory, `_chain`, `_chain_right`): merges and cycles.
+    kernel: Vec<(String, u64, u64)>,
+    /// Cycles in the proof loop's own functions (the kernel excluded).
+    proof_loop: u64,
+}
+
+fn ckb_debugger(tx: &Path, index: usize, extra: &[&str]) -> String {
+    let out = std::process::Command::new("ckb-debugger")
+        .args(["--tx-file"])
+        .arg(tx)
+        .args(["--cell-type", "input", "--script-group-type", "lock"])
+        .args(["--cell-index", &index.to_string()])
+        .args(extra)
+        .output()
+        .expect("ckb-debugger (./build.sh installs it)");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The last "All cycles" ckb-debugger printed: with `--enable-flamegraph` it runs the script
+/// more than once, and the last run, after "Actual run", is the profiled one.
+fn all_cycles(out: &str) -> u64 {
+    let line = out
+        .lines()
+        .rfind(|l| l.starts_with("All cycles: "))
+        .unwrap();
+    line[12..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn profile(v: Verifier, tx: &Path, index: usize, dir: &Path) -> Profile {
+    let debug = tests::release_dir().join(format!("{}.debug", v.binary_name()));
+    let folded = dir.join(format!("{}.folded", v.binary_name()));
+    let total = all_cycles(&ckb_debugger(tx, index, &[]));
+    let out = ckb_debugger(
+        tx,
+        index,
+        &[
+            "--bin",
+            debug.to_str().unwrap(),
+            "--enable-flamegraph",
+            "--flamegraph-output",
+            folded.to_str().unwrap(),
+        ],
+    );
+    let entries = symbols(&std::fs::read(&debug).unwrap(), "mmr_merge_rv64");
+    assert!(!entries.is_empty(), "{v:?}: no kernel symbols");
+    let mut kernel: Vec<(String, u64, u64)> =
+        entries.iter().map(|(n, _)| (n.clone(), 0, 0)).collect();
+    let (mut profiled, mut proof_loop) = (0, 0);
+    for line in std::fs::read_to_string(&folded).unwrap().lines() {
+        let (stack, cycles) = line.rsplit_once(' ').unwrap();
+        let cycles: u64 = cycles.parse().unwrap();
+        profiled += cycles;
+        let leaf = stack.rsplit("; ").next().unwrap();
+        let address = leaf
+            .rsplit_once("func_0x")
+            .and_then(|(_, a)| u64::from_str_radix(a, 16).ok());
+        if let Some(i) = entries.iter().position(|e| Some(e.1) == address) {
+            kernel[i].1 += 1;
+            kernel[i].2 += cycles;
+        } else if match v {
+            Verifier::Compiled => {
+                leaf.ends_with("compiled_proof::root_words")
+                    || leaf.ends_with("compiled_proof::slow_step")
+            }
+            Verifier::C => leaf.ends_with(":main"),
+            Verifier::Baseline => false,
+        } {
+            proof_loop += cycles;
+        }
+    }
+    assert_eq!(profiled, all_cycles(&out), "{v:?}: the profile's sum");
+    Profile {
+        total,
+        profiled,
+        kernel,
+        proof_loop,
+    }
+}
+
+/// The opcodes of a compiled payload's command stream, in order.
+fn opcodes(payload: &[u8]) -> Vec<u8> {
+    let n = u32::from_le_bytes(payload[..4].try_into().unwrap()) as usize;
+    let mut at = 4 + 40 * n;
+    let mut ops = Vec::new();
+    while at < payload.len() {
+        ops.push(payload[at]);
+        at += if matches!(payload[at], 3 | 5 | 6) {
+            33
+        } else {
+            1
+        };
+    }
+    ops
+}
+
+/// The reference seed's work, as the section's first sentence gives it.
+fn workload_mix(merges: u64, payload: &[u8]) -> String {
+    let ops = opcodes(payload);
+    let count = |op: u8| ops.iter().filter(|&&o| o == op).count();
+    let runs = ops
+        .iter()
+        .enumerate()
+        .filter(|&(i, &o)| o == 3 && (i == 0 || ops[i - 1] != 3))
+        .count();
+    format!(
+        "{merges} merges, {} commands: {} `LEAF`, {} `PROOF` in {runs} runs, {} `MERGE`, {} \
+         `PEAK`, {} `BAG_RHS`; a {}-byte payload",
+        ops.len(),
+        count(1),
+        count(3),
+        count(2),
+        count(4),
+        count(6),
+        thousands(payload.len() as u64)
+    )
+}
+
+fn decimal(x: f64) -> String {
+    format!(
+        "{}.{}",
+        thousands(x as u64),
+        ((x.fract() * 10.0).round() as u64).min(9)
+    )
+}
+
+/// The table, the workload sentence, and the comparisons the section's text makes, checked.
+fn breakdown_table() -> (String, String) {
+    let w = Workload::from_seed(REFERENCE_SEED);
+    let verifiers = [Verifier::Compiled, Verifier::C, Verifier::Baseline];
+    let cells: Vec<tx_generator::tx::Cell> = verifiers
+        .iter()
+        .map(|&v| tx_generator::tx::Cell {
+            binary: v.binary().to_vec(),
+            lock_args: w.lock_args(),
+            payload: payload(v, &w),
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("mmr-doc-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tx = dir.join("tx.json");
+    let json = tx_generator::tx::mock_transaction(&cells);
+    std::fs::write(&tx, serde_json::to_string(&json).unwrap()).unwrap();
+    let profiles: Vec<Profile> = verifiers
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| profile(v, &tx, i, &dir))
+        .collect();
+    std::fs::remove_dir_all(&dir).ok();
+    let merges: Vec<u64> = profiles
+        .iter()
+        .map(|p| p.kernel.iter().map(|k| k.1).sum())
+        .collect();
+    let kernel: Vec<u64> = profiles
+        .iter()
+        .map(|p| p.kernel.iter().map(|k| k.2).sum())
+        .collect();
+    assert!(merges.windows(2).all(|m| m[0] == m[1]), "{merges:?}");
+    let compiled_payload = w.compiled_payload().unwrap();
+    let cmds = opcodes(&compiled_payload).len() as u64;
+    let bytes: Vec<usize> = verifiers.iter().map(|v| v.binary().len()).collect();
+    let mut t = String::from(
+        "| | compiled (Rust) | c (clang 19) | baseline (Rust) |\n| --- | ---: | ---: | ---: |\n",
+    );
+    let mut row = |label: String, cells: Vec<String>| {
+        t.push_str(&format!("| {label} | {} |\n", cells.join(" | ")));
+    };
+    let each = |f: &dyn Fn(&Profile) -> u64| profiles.iter().map(|p| thousands(f(p))).collect();
+    row("total (ckb-debugger)".into(), each(&|p| p.total));
+    row(
+        format!("merge kernel, {} merges", merges[0]),
+        kernel.iter().map(|&k| thousands(k)).collect(),
+    );
+    row(
+        "per merge".into(),
+        kernel
+            .iter()
+            .map(|&k| decimal(k as f64 / merges[0] as f64))
+            .collect(),
+    );
+    row(
+        "merges per kernel entry: from memory / `_chain` / `_chain_right`".into(),
+        profiles
+            .iter()
+            .map(|p| {
+                let count = |name: &str| {
+                    p.kernel
+                        .iter()
+                        .find(|k| k.0 == name)
+                        .map_or(0, |k| k.1)
+                        .to_string()
+                };
+                [
+                    "mmr_merge_rv64",
+                    "mmr_merge_rv64_chain",
+                    "mmr_merge_rv64_chain_right",
+                ]
+                .map(count)
+                .join(" / ")
+            })
+            .collect(),
+    );
+    row(
+        "everything else".into(),
+        profiles
+            .iter()
+            .zip(&kernel)
+            .map(|(p, k)| thousands(p.total - k))
+            .collect(),
+    );
+    row(
+        "of which the proof loop".into(),
+        vec![
+            format!(
+                "{} (`root_words`, `slow_step`)",
+                thousands(profiles[0].proof_loop)
+            ),
+            format!(
+                "{} (`main`, all inlined)",
+                thousands(profiles[1].proof_loop)
+            ),
+            "(upstream `MerkleProof` and our checks, inlined into one function)".into(),
+        ],
+    );
+    row(
+        format!("proof loop per command ({cmds} commands), beyond hashing"),
+        vec![
+            decimal(profiles[0].proof_loop as f64 / cmds as f64),
+            decimal(profiles[1].proof_loop as f64 / cmds as f64),
+            String::new(),
+        ],
+    );
+    row(
+        "in no function of the profile (ELF loading, syscall charges)".into(),
+        each(&|p| p.total - p.profiled),
+    );
+    row(
+        "stripped bytes".into(),
+        bytes.iter().map(|&b| thousands(b as u64)).collect(),
+    );
+
+    // What the text says about these numbers.
+    let (rust, c, base) = (&profiles[0], &profiles[1], &profiles[2]);
+    let prose = "docs/performance.md's text on this table no longer holds: update it";
+    assert!(rust.total < c.total, "the Rust ahead; {prose}");
+    assert!(
+        (c.total - rust.total) * 100 < c.total,
+        "within a fraction of a percent; {prose}"
+    );
+    assert!(kernel[0] < kernel[1], "Rust: fewer in the kernel; {prose}");
+    assert!(
+        rust.total - kernel[0] < c.total - kernel[1],
+        "Rust: fewer on everything else; {prose}"
+    );
+    assert!(bytes[0] > bytes[1], "the Rust binary larger; {prose}");
+    let entry = |p: &Profile, name: &str| p.kernel.iter().find(|k| k.0 == name).map_or(0, |k| k.1);
+    assert_eq!(entry(rust, "mmr_merge_rv64"), 0, "{prose}");
+    assert!(entry(c, "mmr_merge_rv64") > 0, "{prose}");
+    assert_eq!(entry(base, "mmr_merge_rv64"), merges[2], "{prose}");
+    for (p, b, cycles, kb) in [
+        (rust, bytes[0], 545_000, 12),
+        (c, bytes[1], 560_000, 10),
+        (base, bytes[2], 640_000, 24),
+    ] {
+        assert!(p.total <= cycles && b <= kb * 1024, "targets; {prose}");
+    }
+    (t, workload_mix(merges[0], &compiled_payload))
+}
+
+#[test]
+fn performance_md_where_the_cycles_go() {
+    let (table, mix) = breakdown_table();
+    print!("{table}\n{mix}\n");
+    check_block(&doc("performance.md"), "cycles-breakdown", &table);
+    check_block(&doc("performance.md"), "workload-mix", &mix);
 }
