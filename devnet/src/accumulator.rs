@@ -324,6 +324,8 @@ pub enum Update<'a> {
     Extend(&'a [[u8; 32]]),
     /// `KEEP` the data, under `lock`.
     Keep(packed::Script),
+    /// A growth built and checked elsewhere (from a store): the new commitment, the payload.
+    Grow(Commitment, Vec<u8>),
 }
 
 impl Update<'_> {
@@ -353,6 +355,7 @@ impl Update<'_> {
                 (new, acc.lock(), build::extend_payload(&proof))
             }
             Update::Keep(lock) => (acc.commitment, lock.clone(), vec![tag::KEEP]),
+            Update::Grow(new, payload) => (*new, acc.lock(), payload.clone()),
         })
     }
 }

@@ -42,6 +42,14 @@ pub enum Error {
     /// The key cannot spend the cell the command must spend (the accumulator's lock is
     /// another key's).
     NotHolder(String),
+    /// `acc sync` met a transaction that grew the accumulator without putting its leaves on
+    /// chain (an ancestry extension or an import): the store stays at the last verified root.
+    NoChainLeaves(String),
+    /// A store whose root at a size the chain had disagrees with the chain's root there (or
+    /// whose payload does not verify against it): a store of other leaves, or a damaged one.
+    StoreDisagrees(String),
+    /// The MMR store refused (crates/mmr-store): its own code, 40-53.
+    Store(mmr_store::Error),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -67,6 +75,9 @@ impl Error {
             Error::Scenario(_) => 16,
             Error::NotExtending(_) => 17,
             Error::NotHolder(_) => 18,
+            Error::NoChainLeaves(_) => 19,
+            Error::StoreDisagrees(_) => 20,
+            Error::Store(e) => e.code(),
         }
     }
 }
@@ -126,8 +137,17 @@ impl fmt::Display for Error {
             Error::Scenario(m) => write!(f, "scenario: {m}"),
             Error::NotExtending(m) => write!(f, "the leaves do not extend the chain's MMR: {m}"),
             Error::NotHolder(m) => write!(f, "not this key's cell: {m}"),
+            Error::NoChainLeaves(m) => write!(f, "the chain holds no leaves for a step: {m}"),
+            Error::StoreDisagrees(m) => write!(f, "the store disagrees with the chain: {m}"),
+            Error::Store(e) => write!(f, "store: {e}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl From<mmr_store::Error> for Error {
+    fn from(e: mmr_store::Error) -> Error {
+        Error::Store(e)
+    }
+}

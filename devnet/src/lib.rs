@@ -14,6 +14,7 @@
 //! The CLI is `ckb-devnet` (docs/deploy.md); exit codes are [`error::Error::exit_code`].
 
 pub mod acc_scenario;
+pub mod acc_store;
 pub mod accumulator;
 pub mod chain;
 pub mod debug;

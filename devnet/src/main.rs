@@ -1,6 +1,7 @@
 //! ckb-devnet: the MMR lock on a real CKB node. See USAGE, and docs/deploy.md.
 
 use ckb_types::{packed, prelude::*, H256};
+use devnet::acc_store::{self, Leaves};
 use devnet::accumulator::{self, Accumulator, Update};
 use devnet::chain::{progress, Chain};
 use devnet::deploy::{self, CodeRef};
@@ -42,7 +43,8 @@ Against any node (--rpc URL and --key FILE, a file with one hex private key, are
                         cells as the owner's input and signs it
   lock --acc TYPE_ID_ARGS (--verifier BINARY | --type-id ARGS) [--owner] [--capacity CKB]
                         a cell locked by reference: it follows the accumulator's MMR
-  spend --acc TYPE_ID_ARGS --leaves FILE --index LIST (--verifier BINARY | --type-id ARGS) ...
+  spend --acc TYPE_ID_ARGS (--leaves FILE | --store DIR) --index LIST
+        (--verifier BINARY | --type-id ARGS) ...
                         spends a by-reference cell: the proof is built against the
                         accumulator's current root, the accumulator joins as a cell dep (a
                         spend that raced an append is rebuilt and resent)
@@ -53,14 +55,21 @@ Against any node (--rpc URL and --key FILE, a file with one hex private key, are
 The accumulator (docs/accumulator.md; its code cell: `deploy build/release/accumulator-type`;
 --type-script-binary FILE names the binary, default build/release/accumulator-type, or
 --code-dep TX:I its code cell):
-  acc create --leaves FILE
-                        a new accumulator holding the MMR of FILE, locked by the key; prints
-                        its type_id (a rerun finds it and sends nothing)
-  acc append --type-id ARGS --leaves FILE
-                        FILE holds the whole MMR's leaves: its first n must be the chain's
-                        (else exit 17); the rest are appended
-  acc extend --type-id ARGS --leaves FILE
+  acc create (--leaves FILE | --store DIR)
+                        a new accumulator holding the MMR of FILE (or of the store, which then
+                        records the accumulator), locked by the key; prints its type_id (a
+                        rerun finds it and sends nothing)
+  acc append --type-id ARGS (--leaves FILE | --store DIR)
+                        FILE (or the store) holds the whole MMR's leaves: its first n must be
+                        the chain's (else exit 17, or 20 for a store whose root there differs);
+                        the rest are appended
+  acc extend --type-id ARGS (--leaves FILE | --store DIR)
                         the same growth by an ancestry proof: the new leaves stay off chain
+  acc sync --type-id ARGS --store DIR
+                        brings the store (created if DIR does not exist) up to the chain from
+                        the leaves of the accumulator's creation and appends, checking each
+                        root; resumes where it stopped; stops at an extension or an import
+                        (exit 19: the chain has no leaves for it)
   acc show --type-id ARGS
                         root, mmr_size, leaf count, out point and lock (--key not needed)
   acc handover --type-id ARGS --to-key FILE
@@ -70,7 +79,8 @@ Options: --fee-rate SHANNONS_PER_KB (default 1000), --json (print JSON), --no-ge
 mine: wait for the node's miner), --allow-mainnet (needed to send to mainnet).
 Exit codes: docs/deploy.md (2 usage, 3 unreachable, 4 RPC, 5 file, 6 key, 7 capacity,
 8 leaves, 9 index, 10 mainnet, 11 refused, 12 not found, 13 node, 14 timeout, 15 ckb-debugger,
-16 scenario, 17 leaves do not extend the accumulator, 18 not the accumulator's key).";
+16 scenario, 17 leaves do not extend the accumulator, 18 not the accumulator's key,
+19 no leaves on chain for a step, 20 the store disagrees with the chain, 40-53 the store's).";
 
 /// Options and positionals, checked against what each command takes.
 struct Args {
@@ -319,6 +329,7 @@ fn cmd_spend(raw: &[String]) -> Result<()> {
             "--cell",
             "--save-tx",
             "--acc",
+            "--store",
             "--type-script-binary",
         ]),
     )?;
@@ -574,7 +585,7 @@ fn acc_json(acc: &Accumulator, extra: Value) -> Value {
 fn cmd_acc(raw: &[String]) -> Result<()> {
     let Some((sub, rest)) = raw.split_first() else {
         return Err(Error::Usage(format!(
-            "acc takes create, append, extend, show or handover\n\n{USAGE}"
+            "acc takes create, append, extend, show, handover or sync\n\n{USAGE}"
         )));
     };
     match sub.as_str() {
@@ -582,15 +593,21 @@ fn cmd_acc(raw: &[String]) -> Result<()> {
         "append" | "extend" => acc_grow(rest, sub == "extend"),
         "show" => acc_show(rest),
         "handover" => acc_handover(rest),
+        "sync" => acc_sync(rest),
         other => Err(Error::Usage(format!(
-            "unknown acc command {other:?}: create, append, extend, show or handover\n\n{USAGE}"
+            "unknown acc command {other:?}: create, append, extend, show, handover or \
+             sync\n\n{USAGE}"
         ))),
     }
 }
 
 fn acc_create(raw: &[String]) -> Result<()> {
-    let a = Args::parse(raw, &options(&[&["--leaves"][..], &ACC_CODE].concat()))?;
-    let leaves = mmr_cell::read_leaves(a.required("--leaves")?)?;
+    let a = Args::parse(
+        raw,
+        &options(&[&["--leaves", "--store"][..], &ACC_CODE].concat()),
+    )?;
+    let source = Leaves::from_args(a.value("--store"), a.value("--leaves"))?;
+    let leaves = source.all()?;
     let code = AccCode::from_args(&a)?;
     let (chain, key, fee_rate) = connect(&a)?;
     let wallet = Wallet::new(&chain, &key, fee_rate);
@@ -601,15 +618,21 @@ fn acc_create(raw: &[String]) -> Result<()> {
         .next()
     {
         progress("the key already holds an accumulator with this MMR; nothing sent");
+        record_in_store(&a, &found)?;
         print(&a, acc_json(&found, json!({ "created": false })));
         return Ok(());
     }
     let deployment = code.deployment(&wallet, code_hash, None)?;
     let draft = accumulator::create_draft(&deployment, key.lock(), &leaves);
     let built = accumulator::complete(&wallet, draft)?;
+    let acc = accumulator::after(code_hash, &built)?;
+    if let Leaves::Store(store) = &source {
+        // A store that already belongs to an accumulator is refused before anything is sent.
+        store.expect_accumulator(&acc.type_id)?;
+    }
     let cycles = chain.rpc.estimate_cycles(&built.tx)?;
     let hash = accumulator::send(&wallet, &built, "creating the accumulator")?;
-    let acc = accumulator::after(code_hash, &built)?;
+    record_in_store(&a, &acc)?;
     print(
         &a,
         acc_json(
@@ -618,6 +641,14 @@ fn acc_create(raw: &[String]) -> Result<()> {
                     "tx_bytes": built.size(), "fee_shannons": built.fee }),
         ),
     );
+    Ok(())
+}
+
+/// Records the accumulator in `--store`'s meta, so the store refuses another one later (41).
+fn record_in_store(a: &Args, acc: &Accumulator) -> Result<()> {
+    if let Some(dir) = a.value("--store") {
+        mmr_store::Store::open(Path::new(dir))?.set_accumulator(acc.type_id)?;
+    }
     Ok(())
 }
 
@@ -675,30 +706,31 @@ fn acc_update(
 fn acc_grow(raw: &[String], extend: bool) -> Result<()> {
     let a = Args::parse(
         raw,
-        &options(&[&["--type-id", "--leaves"][..], &ACC_CODE].concat()),
+        &options(&[&["--type-id", "--leaves", "--store"][..], &ACC_CODE].concat()),
     )?;
-    let path = a.required("--leaves")?;
-    let leaves = mmr_cell::read_leaves(path)?;
+    let source = Leaves::from_args(a.value("--store"), a.value("--leaves"))?;
     let code = AccCode::from_args(&a)?;
     let (chain, key, fee_rate) = connect(&a)?;
     let wallet = Wallet::new(&chain, &key, fee_rate);
     let acc = acc_of(&a, &chain, &code)?;
-    acc.check_prefix(&leaves, path)?;
-    if leaves.len() as u64 == acc.leaf_count {
-        // A rerun after the update was committed: the chain already holds the file.
-        progress("the accumulator already holds every leaf of the file; nothing sent");
+    source.check_prefix(&acc)?;
+    if source.leaf_count() == acc.leaf_count {
+        // A rerun after the update was committed: the chain already holds the MMR.
+        progress("the accumulator already holds every leaf of the MMR; nothing sent");
         print(
             &a,
             acc_json(&acc, json!({ "sent": false, "leaves_added": 0 })),
         );
         return Ok(());
     }
-    let (update, what) = if extend {
-        (Update::Extend(&leaves), "extending the accumulator")
+    acc.check_holder(&wallet)?;
+    let (new, payload) = source.growth(&acc, extend)?;
+    let what = if extend {
+        "extending the accumulator"
     } else {
-        (Update::Append(&leaves), "appending to the accumulator")
+        "appending to the accumulator"
     };
-    acc_update(&a, &wallet, &code, &acc, update, what)
+    acc_update(&a, &wallet, &code, &acc, Update::Grow(new, payload), what)
 }
 
 fn acc_handover(raw: &[String]) -> Result<()> {
@@ -724,6 +756,36 @@ fn acc_handover(raw: &[String]) -> Result<()> {
         Update::Keep(to.lock()),
         "handing the accumulator over",
     )
+}
+
+fn acc_sync(raw: &[String]) -> Result<()> {
+    let a = Args::parse(
+        raw,
+        &[
+            &["--rpc", "--type-id", "--store", "--json", "--allow-mainnet"][..],
+            &ACC_CODE,
+        ]
+        .concat(),
+    )?;
+    let type_id = parse_hash("--type-id", a.required("--type-id")?)?;
+    let dir = Path::new(a.required("--store")?);
+    let code = AccCode::from_args(&a)?;
+    let chain = Chain::connect(a.required("--rpc")?, a.flag("--allow-mainnet"))?;
+    let code_hash = code.code_hash(&chain)?;
+    let mut store = if dir.exists() {
+        mmr_store::Store::open(dir)?
+    } else {
+        mmr_store::Store::create(dir, Some(type_id))?
+    };
+    let report = acc_store::sync(&chain, code_hash, type_id, &mut store)?;
+    progress(&format!(
+        "the store holds {} leaves (mmr_size {}), the accumulator's root {}",
+        report.state.leaf_count,
+        report.state.mmr_size,
+        hex(&report.state.root)
+    ));
+    print(&a, report.to_json(&type_id));
+    Ok(())
 }
 
 fn lock_by_reference(a: &Args, code: &CodeRef, capacity: u64) -> Result<()> {
@@ -756,8 +818,7 @@ fn lock_by_reference(a: &Args, code: &CodeRef, capacity: u64) -> Result<()> {
 const DEAD_DEP_RETRIES: usize = 3;
 
 fn spend_by_reference(a: &Args) -> Result<()> {
-    let path = a.required("--leaves")?;
-    let leaves = mmr_cell::read_leaves(path)?;
+    let mut source = Leaves::from_args(a.value("--store"), a.value("--leaves"))?;
     let indexes = tx_generator::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
     let type_id = parse_hash("--acc", a.required("--acc")?)?;
     let (code, binary) = code_ref(a)?;
@@ -774,7 +835,7 @@ fn spend_by_reference(a: &Args) -> Result<()> {
     let mut attempt = 0;
     loop {
         let acc = accumulator::find(&chain, code_hash, type_id)?;
-        let w = acc.prove(&leaves, path, &indexes)?;
+        let w = source.prove(&acc, &indexes)?;
         if mode == Mode::Owner {
             mmr_cell::check_owner(&wallet, &w)?;
         }
@@ -801,6 +862,7 @@ fn spend_by_reference(a: &Args) -> Result<()> {
                 ));
                 chain.next_block()?;
                 chain.wait_indexer()?;
+                source.refresh()?;
                 continue;
             }
             Err(CallError::Node(e)) => Err(e.into_error("send_transaction")),

@@ -317,6 +317,43 @@ impl Rpc {
         }
     }
 
+    /// The hashes of every transaction the indexer has for `search_key` (a cell of the script
+    /// among its inputs or outputs), oldest first, each once: the history of a type id.
+    pub fn transaction_hashes(&self, search_key: &Value) -> Result<Vec<H256>> {
+        let bad = |e: String| Error::Rpc {
+            method: "get_transactions".into(),
+            message: format!("unexpected answer: {e}"),
+        };
+        let mut all: Vec<H256> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut after: Option<String> = None;
+        loop {
+            let value = self.call(
+                "get_transactions",
+                json!([search_key, "asc", "0x64", after]),
+            )?;
+            let objects = value
+                .get("objects")
+                .and_then(Value::as_array)
+                .ok_or_else(|| bad("no objects".into()))?;
+            for object in objects {
+                let hash: H256 = serde_json::from_value(object["tx_hash"].clone())
+                    .map_err(|e| bad(e.to_string()))?;
+                // A transaction with the script in an input and an output is listed twice.
+                if seen.insert(hash.clone()) {
+                    all.push(hash);
+                }
+            }
+            if objects.len() < 100 {
+                return Ok(all);
+            }
+            after = value
+                .get("last_cursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+    }
+
     /// The indexer's tip; its cell queries lag the chain until this reaches the chain's tip.
     pub fn indexer_tip(&self) -> Result<Option<u64>> {
         let value = self.call("get_indexer_tip", json!([]))?;

@@ -27,6 +27,13 @@ fn every_command_of_the_deploy_guide_runs() {
         ("$RPC", node.rpc_url.clone()),
         ("$KEY", key),
         ("$OWNER_KEY", owner_key),
+        (
+            "$STORE",
+            common::test_dir("docs-store")
+                .join("acc.store")
+                .display()
+                .to_string(),
+        ),
     ];
     let mut outputs = Vec::new();
     for line in commands {
@@ -97,15 +104,28 @@ fn every_command_of_the_deploy_guide_runs() {
         .find_map(|l| l.strip_prefix("node: "))
         .unwrap();
     assert_eq!(total, node_cycles, "{debug}");
-    // The accumulator grew from 4 leaves to 7 and the cell locked at 4 was spent by leaf 5.
-    let show = &outputs.iter().rev().nth(1).unwrap().1;
+    // The accumulator grew from 4 leaves to 7 and the cell locked at 4 was spent by leaf 5;
+    // a store synced from the chain holds the same 7 leaves and root.
+    let sync = &outputs.iter().rev().nth(1).unwrap().1;
+    let show = &outputs.iter().rev().nth(2).unwrap().1;
     assert_eq!(field(show, "leaf_count"), Some("7"), "{show}");
-    let by_reference = &outputs.iter().rev().nth(2).unwrap().1;
+    assert_eq!(field(sync, "leaf_count"), Some("7"), "{sync}");
+    assert_eq!(field(sync, "root"), field(show, "root"), "{sync}");
+    let by_reference = &outputs.iter().rev().nth(3).unwrap().1;
     assert_eq!(
         field(by_reference, "status"),
         Some("committed"),
         "{by_reference}"
     );
+    // docs/accumulator.md's sync snippet is this session's sync line.
+    let acc_doc = std::fs::read_to_string(root.join("docs/accumulator.md")).unwrap();
+    let snippet = devnet::scenario::between(&acc_doc, "sync-snippet").expect("sync-snippet");
+    for line in snippet.lines().filter(|l| l.starts_with("ckb-devnet ")) {
+        assert!(
+            block.contains(&format!("target/release/{line}\n")),
+            "{line} is not run by the session"
+        );
+    }
     assert!(
         outputs.last().unwrap().1.contains("type_hash: 0x"),
         "{}",

@@ -1,0 +1,380 @@
+//! The accumulator driven from a persistent MMR store on a fresh dev chain: `acc create`,
+//! `acc append`, `acc extend` and `spend --acc` with `--store DIR`; `acc sync` rebuilding a
+//! store from the chain (stopping at an extension, resuming, killed with SIGKILL and rerun);
+//! and the store's faults, each refused with its code before anything is sent.
+
+mod common;
+
+use common::{json_of, run, signal};
+use devnet::chain::Chain;
+use mmr_store::Store;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn leaf(i: u64, salt: u8) -> [u8; 32] {
+    let mut l = [salt; 32];
+    l[..8].copy_from_slice(&(i + 1).to_le_bytes());
+    l
+}
+
+fn leaves(from: u64, to: u64, salt: u8) -> Vec<[u8; 32]> {
+    (from..to).map(|i| leaf(i, salt)).collect()
+}
+
+fn as_refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// Runs a command that must fail with `code`, one line on standard error containing `text`.
+fn refused(args: &[String], code: i32, text: &str) -> String {
+    let out = run(&as_refs(args));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+    assert!(stderr.contains(text), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    stderr
+}
+
+/// The store's size and root, read as a reader would.
+fn state(dir: &Path) -> (u64, [u8; 32]) {
+    let s = Store::open_read_only(dir).unwrap();
+    (s.leaf_count(), s.root().unwrap_or([0; 32]))
+}
+
+#[test]
+fn the_store_commands_and_sync_on_a_fresh_chain() {
+    let common::Client {
+        node,
+        rpc,
+        key,
+        files: dir,
+        verifier,
+    } = common::client("acc-store");
+    let type_script = common::release()
+        .join("accumulator-type")
+        .display()
+        .to_string();
+    let chain = Chain::connect(&rpc, false).unwrap();
+    chain.next_block().unwrap();
+    chain.wait_indexer().unwrap();
+    let args = |a: &[&str], with_key: bool| -> Vec<String> {
+        let mut all: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+        for s in [
+            "--rpc",
+            &rpc,
+            "--json",
+            "--type-script-binary",
+            &type_script,
+        ] {
+            all.push(s.to_string());
+        }
+        if with_key {
+            all.extend(["--key".to_string(), key.clone()]);
+        }
+        all
+    };
+    let client = |a: &[&str]| -> Value { json_of(&run(&as_refs(&args(a, true)))) };
+    for binary in [&verifier, &type_script] {
+        json_of(&run(&[
+            "deploy", binary, "--rpc", &rpc, "--key", &key, "--json",
+        ]));
+    }
+
+    // The app's store: 5 leaves, no accumulator yet.
+    let app = dir.join("app.store");
+    let app_s = app.display().to_string();
+    {
+        let mut s = Store::create(&app, None).unwrap();
+        s.append(&leaves(0, 5, 0xa0)).unwrap();
+    }
+    let created = client(&["acc", "create", "--store", &app_s]);
+    assert_eq!(created["created"], true, "{created}");
+    assert_eq!(created["leaf_count"], 5);
+    let tid = created["type_id"].as_str().unwrap().to_string();
+    let tid_bytes = devnet::parse_hash("type id", &tid).unwrap();
+    assert_eq!(
+        Store::open_read_only(&app).unwrap().accumulator(),
+        Some(tid_bytes),
+        "the store records its accumulator"
+    );
+    assert_eq!(
+        tx_generator::hex(&state(&app).1),
+        created["root"].as_str().unwrap()
+    );
+    let plain = client(&["lock", "--acc", &tid, "--verifier", &verifier]);
+    assert!(plain["args"].as_str().unwrap().ends_with("02"), "{plain}");
+
+    // Appended to the store, then to the chain from the store.
+    Store::open(&app)
+        .unwrap()
+        .append(&leaves(5, 8, 0xa0))
+        .unwrap();
+    let appended = client(&["acc", "append", "--type-id", &tid, "--store", &app_s]);
+    assert_eq!(
+        (appended["sent"].as_bool(), appended["leaf_count"].as_u64()),
+        (Some(true), Some(8)),
+        "{appended}"
+    );
+    let again = client(&["acc", "append", "--type-id", &tid, "--store", &app_s]);
+    assert_eq!(again["sent"], false, "a rerun sends nothing: {again}");
+    // Spent by leaf 6, appended after the cell was locked, proved from the store.
+    let spent = client(&[
+        "spend",
+        "--acc",
+        &tid,
+        "--store",
+        &app_s,
+        "--index",
+        "6",
+        "--verifier",
+        &verifier,
+    ]);
+    assert_eq!(spent["status"], "committed", "{spent}");
+    assert_eq!(spent["mmr_size"], 15);
+
+    // Extended by an ancestry proof: leaves 8..12 never reach the chain.
+    Store::open(&app)
+        .unwrap()
+        .append(&leaves(8, 12, 0xa0))
+        .unwrap();
+    let extended = client(&["acc", "extend", "--type-id", &tid, "--store", &app_s]);
+    assert_eq!(extended["leaf_count"], 12, "{extended}");
+    let extend_tx = extended["tx_hash"].as_str().unwrap().to_string();
+
+    // Another machine syncs from the chain: it stops at the extension, naming it, with the
+    // store at the last root the chain gave leaves for.
+    let mirror = dir.join("mirror.store");
+    let mirror_s = mirror.display().to_string();
+    let sync = args(
+        &["acc", "sync", "--type-id", &tid, "--store", &mirror_s],
+        false,
+    );
+    let stderr = refused(&sync, 19, &extend_tx);
+    assert!(stderr.contains("ancestry proof"), "{stderr}");
+    let app_view = Store::open_read_only(&app).unwrap();
+    assert_eq!(state(&mirror), (8, app_view.root_at(15).unwrap()));
+    // Given the missing leaves by hand, it resumes past the extension.
+    Store::open(&mirror)
+        .unwrap()
+        .append(&leaves(8, 12, 0xa0))
+        .unwrap();
+    let synced = json_of(&run(&as_refs(&sync)));
+    assert_eq!(synced["leaf_count"], 12, "{synced}");
+    assert_eq!(synced["appended_leaves"], 0);
+
+    // Bad input, each with its code and one line, nothing sent.
+    let tip = chain.rpc.tip_block_number().unwrap();
+    // A store of other leaves, ahead of the chain: its root at the chain's size differs.
+    let other = dir.join("other.store");
+    Store::create(&other, None)
+        .unwrap()
+        .append(&leaves(0, 14, 0xb0))
+        .unwrap();
+    let other_s = other.display().to_string();
+    refused(
+        &args(
+            &["acc", "append", "--type-id", &tid, "--store", &other_s],
+            true,
+        ),
+        20,
+        "the store disagrees with the chain",
+    );
+    refused(
+        &args(
+            &["acc", "sync", "--type-id", &tid, "--store", &other_s],
+            false,
+        ),
+        20,
+        "the store disagrees with the chain",
+    );
+    // A store that belongs to another accumulator.
+    let foreign = dir.join("foreign.store");
+    Store::create(&foreign, Some([0x42; 32]))
+        .unwrap()
+        .append(&leaves(0, 14, 0xa0))
+        .unwrap();
+    let foreign_s = foreign.display().to_string();
+    refused(
+        &args(
+            &["acc", "append", "--type-id", &tid, "--store", &foreign_s],
+            true,
+        ),
+        41,
+        "belongs to accumulator",
+    );
+    refused(
+        &args(
+            &["acc", "sync", "--type-id", &tid, "--store", &foreign_s],
+            false,
+        ),
+        41,
+        "belongs to accumulator",
+    );
+    // A directory that is not a store; a store behind the chain; both sources at once.
+    let not_a_store = dir.join("not-a-store");
+    std::fs::create_dir_all(&not_a_store).unwrap();
+    let nas = not_a_store.display().to_string();
+    refused(
+        &args(&["acc", "sync", "--type-id", &tid, "--store", &nas], false),
+        40,
+        "not",
+    );
+    let behind = dir.join("behind.store");
+    Store::create(&behind, None)
+        .unwrap()
+        .append(&leaves(0, 5, 0xa0))
+        .unwrap();
+    let behind_s = behind.display().to_string();
+    refused(
+        &args(
+            &["acc", "append", "--type-id", &tid, "--store", &behind_s],
+            true,
+        ),
+        17,
+        "acc sync",
+    );
+    refused(
+        &args(
+            &[
+                "acc",
+                "append",
+                "--type-id",
+                &tid,
+                "--store",
+                &behind_s,
+                "--leaves",
+                "x",
+            ],
+            true,
+        ),
+        2,
+        "one of them",
+    );
+    // A damaged store: a flipped byte in an inner node the proof of leaf 6 needs (node 9,
+    // the parent of leaves 4 and 5, under the peak of leaves 4..7). The store checks every
+    // proof against its root before it hands it out.
+    let damaged = dir.join("damaged.store");
+    {
+        let mut s = Store::create(&damaged, None).unwrap();
+        s.append(&leaves(0, 12, 0xa0)).unwrap();
+    }
+    let nodes = damaged.join("nodes");
+    let mut bytes = std::fs::read(&nodes).unwrap();
+    bytes[9 * 32] ^= 1;
+    std::fs::write(&nodes, bytes).unwrap();
+    let damaged_s = damaged.display().to_string();
+    refused(
+        &args(
+            &[
+                "spend",
+                "--acc",
+                &tid,
+                "--store",
+                &damaged_s,
+                "--index",
+                "6",
+                "--verifier",
+                &verifier,
+            ],
+            true,
+        ),
+        47,
+        "store",
+    );
+    assert_eq!(
+        chain.rpc.tip_block_number().unwrap(),
+        tip,
+        "nothing was sent"
+    );
+
+    // Growth in many appends (1,000 leaves each), then a fresh sync killed with SIGKILL at
+    // rising delays: after each kill the store reopens at a root the chain had, and the last
+    // run completes it. Then the sync time per 1,000 leaves from scratch.
+    let mut n = 12;
+    for _ in 0..8 {
+        Store::open(&app)
+            .unwrap()
+            .append(&leaves(n, n + 1000, 0xa0))
+            .unwrap();
+        n += 1000;
+        client(&["acc", "append", "--type-id", &tid, "--store", &app_s]);
+    }
+    let app_view = Store::open_read_only(&app).unwrap();
+    let chain_roots: Vec<(u64, [u8; 32])> = app_view.commits().unwrap();
+    let killed = dir.join("killed.store");
+    {
+        let mut s = Store::create(&killed, None).unwrap();
+        s.append(&leaves(0, 12, 0xa0)).unwrap();
+    }
+    let killed_s = killed.display().to_string();
+    let kill_sync = args(
+        &["acc", "sync", "--type-id", &tid, "--store", &killed_s],
+        false,
+    );
+    let mut kills = 0;
+    let mut partial = 0;
+    for delay_ms in (0..150).map(|i| 4 * i as u64) {
+        let mut child = Command::new(common::BIN)
+            .args(&kill_sync)
+            .env("CKB_DEVNET_QUIET", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let done = child.try_wait().unwrap();
+        match done {
+            None => {
+                signal(child.id(), libc::SIGKILL);
+                child.wait().unwrap();
+                kills += 1;
+            }
+            Some(status) => assert!(status.success(), "sync failed on its own"),
+        }
+        let s = Store::open_read_only(&killed).unwrap();
+        let (size, root) = (s.mmr_size(), s.root().unwrap());
+        assert!(
+            chain_roots.contains(&(size, root)),
+            "after a kill at {delay_ms} ms the store is at mmr_size {size}, not a root the \
+             chain had"
+        );
+        s.check().unwrap();
+        if s.leaf_count() > 12 && s.leaf_count() < n {
+            partial += 1;
+        }
+        if done.is_some() {
+            break;
+        }
+    }
+    assert!(kills >= 1, "the first run is killed before it can finish");
+    let resumed = json_of(&run(&as_refs(&kill_sync)));
+    assert_eq!(resumed["leaf_count"].as_u64(), Some(n), "{resumed}");
+    assert_eq!(state(&killed), state(&app));
+    println!("sync killed {kills} times ({partial} mid-way), then resumed to {n} leaves");
+
+    // Sync time per 1,000 leaves from the local node: a store given the 12 leaves the
+    // extension kept off chain, synced through the 8 appends of 1,000 leaves.
+    let timed = dir.join("timed.store");
+    Store::create(&timed, None)
+        .unwrap()
+        .append(&leaves(0, 12, 0xa0))
+        .unwrap();
+    let timed_s = timed.display().to_string();
+    let report = json_of(&run(&as_refs(&args(
+        &["acc", "sync", "--type-id", &tid, "--store", &timed_s],
+        false,
+    ))));
+    assert_eq!(report["appended_leaves"], 8000, "{report}");
+    assert_eq!(report["commits"], 8, "{report}");
+    assert_eq!(state(&timed), state(&app));
+    let per_1000 = report["ms_per_1000_leaves"].as_f64().unwrap();
+    assert!(per_1000 > 0.0);
+    println!(
+        "acc sync: {} transactions, 8,000 leaves in {:.3} s: {per_1000:.1} ms per 1,000 leaves",
+        report["transactions"],
+        report["seconds"].as_f64().unwrap()
+    );
+    drop(node);
+}
