@@ -553,7 +553,9 @@ fn decimal(x: f64) -> String {
 }
 
 /// The table, the workload sentence, and the comparisons the section's text makes, checked.
-fn breakdown_table() -> (String, String) {
+/// The "where the cycles go" table, the workload mix, and README's sentence on the kernel's
+/// share.
+fn breakdown_table() -> (String, String, String) {
     let w = Workload::from_seed(REFERENCE_SEED);
     let verifiers = [Verifier::Compiled, Verifier::C, Verifier::Baseline];
     let cells: Vec<tx_generator::tx::Cell> = verifiers
@@ -692,13 +694,65 @@ fn breakdown_table() -> (String, String) {
     ] {
         assert!(p.total <= cycles && b <= kb * 1024, "targets; {prose}");
     }
-    (t, workload_mix(merges[0], &compiled_payload))
+    let readme = format!(
+        "{} merges of the reference seed cost {} cycles in the compiled verifier, {} in the C \
+         verifier (both keep a run of proof steps in registers) and {} in the baseline",
+        merges[0],
+        thousands(kernel[0]),
+        thousands(kernel[1]),
+        thousands(kernel[2])
+    );
+    (t, workload_mix(merges[0], &compiled_payload), readme)
 }
 
 #[test]
 fn performance_md_where_the_cycles_go() {
-    let (table, mix) = breakdown_table();
-    print!("{table}\n{mix}\n");
+    let (table, mix, readme) = breakdown_table();
+    print!("{table}\n{mix}\n{readme}\n");
     check_block(&doc("performance.md"), "cycles-breakdown", &table);
     check_block(&doc("performance.md"), "workload-mix", &mix);
+    let readme_md = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    check_block(&readme_md, "merge-cost", &readme);
+}
+
+/// The rows of a markdown table block as cells, header and rule skipped.
+fn table_rows(block: &str) -> Vec<Vec<String>> {
+    block
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// performance.md's journey table is the record of the last `./build.sh journey` run; its
+/// last step of each verifier must be the release binary README's cycle table (held by the
+/// cycle gate) gives, same cycles and bytes, so a verifier changed without a journey run
+/// fails here.
+#[test]
+fn performance_md_journey_ends_at_the_release_binaries() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let perf = std::fs::read_to_string(doc("performance.md")).unwrap();
+    let release = table_rows(&block(&readme, "cycle-table").0);
+    let journey = table_rows(&block(&perf, "journey-table").0);
+    for (verifier, step) in [
+        ("baseline", "baseline: + lean ELF"),
+        ("compiled", "compiled: + lean ELF"),
+        ("c", "c (clang 19): + lean ELF"),
+    ] {
+        let r = release.iter().find(|r| r[0] == verifier).unwrap();
+        let j = journey.iter().find(|j| j[1] == step).unwrap();
+        assert_eq!(
+            (&j[2], &j[7]),
+            (&r[1], &r[2]),
+            "performance.md's journey step {step:?} is not README's {verifier}: run ./build.sh journey"
+        );
+    }
 }
