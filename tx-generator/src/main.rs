@@ -3,12 +3,15 @@
 //! tx-generator lock-hash SCRIPT
 //! tx-generator code-hash BINARY
 //! tx-generator vectors [--reference] [--count N] [--seed S] [--time R]
+//! tx-generator acc-vectors [--seed S] [--pairs N] [--small K]
 //!
 //! The first form builds the workload for SEED (or a time-based seed, printed) and writes a
 //! ckb-debugger mock transaction with one input per binary. The position of a binary fixes
 //! the payload format its input gets: 0 = baseline, 1 = C (compiled format), 2 = Rust
 //! compiled. `prove` does the same for your own leaves; `lock-hash` names an owner;
 //! `code-hash` names a deployed binary.
+
+mod acc_vectors;
 
 use std::process::ExitCode;
 use tx_generator::script::Script;
@@ -23,6 +26,7 @@ usage: tx-generator [--owner-lock SCRIPT] [--by-reference] <out.json> <baseline-
        tx-generator lock-hash SCRIPT
        tx-generator code-hash BINARY
        tx-generator vectors [--reference] [--count N] [--seed S] [--time R]
+       tx-generator acc-vectors [--seed S] [--pairs N] [--small K]
 
 Builds a random MMR from SEED (environment; default: a time-based seed, printed), proves a
 random sample of its leaves, and writes a ckb-debugger mock transaction to <out.json> with one
@@ -65,6 +69,16 @@ leaf_count, indexes, mmr_size, root, proof_items, args (plain, owner) and both p
 nanoseconds of R runs of Workload::from_leaves + compiled_payload on them). --count N prints N
 random MMRs (1..=5000 leaves, random subsets; --seed S, default 1) whose leaf i is
 ckb_hash(leaf_seed || i), both u64 LE zero-padded to 32 bytes, leaf_seed a decimal string.
+
+acc-vectors: the accumulator's bytes (docs/accumulator.md), one JSON object per line, from
+mmr_accumulator's builders, each payload checked by the type script's core first: 32
+\"type_id\" lines (a first input's CellInput, an output index, the type id, an accumulator
+type script with it, its hash and by-reference args), 24 \"create\" lines (cell data, CREATE
+payload and witness of k leaves), then \"pair\" lines: for old < new leaf counts the cell data
+before and after, the APPEND witness, the EXTEND payload and witness and by-reference args
+for a random type hash. --pairs N random pairs (default 1000; old 1..4095, new up to 8191,
+with old + 1, 2^k and 2^k - 1 among them), --small K also every pair old < new <= K (at most
+256), --seed S (default 1). Leaves are derived as in vectors, from each line's leaf_seed.
 
 SCRIPT is CODE_HASH:HASH_TYPE:ARGS (hex; HASH_TYPE one of data, type, data1, data2), e.g. the
 default CKB wallet lock of a key whose blake160 is B:
@@ -464,6 +478,7 @@ fn main() -> ExitCode {
         Some("lock-hash") => lock_hash(&args[1..]).map_err(Failure::from),
         Some("code-hash") => code_hash(&args[1..]).map_err(Failure::from),
         Some("vectors") => vectors(&args[1..]).map_err(Failure::from),
+        Some("acc-vectors") => acc_vectors::run(&args[1..], USAGE).map_err(Failure::from),
         _ => run(&args).map_err(Failure::from),
     };
     match result {
