@@ -74,10 +74,15 @@ fn rand32(rng: &mut StdRng) -> [u8; 32] {
 /// A type id: blake2b(first input's molecule `CellInput` || output index u64 LE). `CellInput`
 /// is a fixed struct: since (u64 LE), out point (tx hash, index u32 LE): 44 bytes.
 fn type_id_line(rng: &mut StdRng, k: usize) -> serde_json::Value {
+    // Valid since values only (RFC 0017: reserved bits 56-60 zero, metric 0-2): the node
+    // refuses others, and CCC cannot even encode them.
     let since = match k {
         0 => 0,
-        1 => u64::MAX,
-        _ => rng.next_u64(),
+        1 => 0xc0ff_ffff_ffff_ffff,
+        _ => {
+            let flags = rng.gen_range(0..2u64) << 63 | rng.gen_range(0..3u64) << 61;
+            flags | rng.next_u64() & 0x00ff_ffff_ffff_ffff
+        }
     };
     let tx_hash = rand32(rng);
     let index = match k {

@@ -19,8 +19,23 @@ export type MmrLockErrorCode =
   | "TOO_MANY_LEAVES"
   /** Owner mode: the owner's lock hash is not one of the proved leaves. */
   | "OWNER_NOT_PROVED"
-  /** Args that are neither 40 (plain) nor 41 bytes ending in 0x01 (owner). */
+  /** Args that are neither 40 (plain) nor 41 bytes ending in 0x01 (owner), nor 33 ending in
+   * 0x02 or 0x03 (by reference); hash_type "data"; a capacity below a cell's occupied one. */
   | "BAD_ARGS"
+  /** Accumulator: the local MMR does not extend the accumulator's: it holds fewer leaves, its
+   * first leaves give another root, or a new size below the old one. */
+  | "NOT_EXTENDING"
+  /** Accumulator: an append or ancestry proof between equal sizes (the type script refuses
+   * 104/109; KEEP is the one way to keep the data). */
+  | "NOTHING_TO_ADD"
+  /** Accumulator: no live cell, or more than one, under the type id. */
+  | "ACCUMULATOR_NOT_FOUND"
+  /** Accumulator: cell data that is not 40 bytes (root || mmr_size u64 LE). */
+  | "BAD_ACCUMULATOR_DATA"
+  /** Accumulator: the signer's lock is not the accumulator cell's: only its holder updates it. */
+  | "NOT_HOLDER"
+  /** Accumulator: a transition witness above the type script's 65,536-byte buffer (exit 124). */
+  | "WITNESS_TOO_LARGE"
   /** A chain or node error (the node refused a transaction, an RPC failed). */
   | "CHAIN";
 
