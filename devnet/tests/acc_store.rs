@@ -6,10 +6,9 @@
 mod common;
 
 use common::{json_of, run, signal};
-use devnet::chain::Chain;
 use mmr_store::Store;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -37,6 +36,18 @@ fn refused(args: &[String], code: i32, text: &str) -> String {
     stderr
 }
 
+/// A new store `name` in `dir` holding leaves `0..n` of `salt`, recording `id` if given: its
+/// path and the path as an argument.
+fn new_store(dir: &Path, name: &str, id: Option<[u8; 32]>, n: u64, salt: u8) -> (PathBuf, String) {
+    let path = dir.join(name);
+    Store::create(&path, id)
+        .unwrap()
+        .append(&leaves(0, n, salt))
+        .unwrap();
+    let arg = path.display().to_string();
+    (path, arg)
+}
+
 /// The store's size and root, read as a reader would.
 fn state(dir: &Path) -> (u64, [u8; 32]) {
     let s = Store::open_read_only(dir).unwrap();
@@ -52,13 +63,8 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
         files: dir,
         verifier,
     } = common::client("acc-store");
-    let type_script = common::release()
-        .join("accumulator-type")
-        .display()
-        .to_string();
-    let chain = Chain::connect(&rpc, false).unwrap();
-    chain.next_block().unwrap();
-    chain.wait_indexer().unwrap();
+    let type_script = common::accumulator_type();
+    let chain = common::ready_chain(&rpc);
     let args = |a: &[&str], with_key: bool| -> Vec<String> {
         let mut all: Vec<String> = a.iter().map(|s| s.to_string()).collect();
         for s in [
@@ -83,12 +89,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     }
 
     // The app's store: 5 leaves, no accumulator yet.
-    let app = dir.join("app.store");
-    let app_s = app.display().to_string();
-    {
-        let mut s = Store::create(&app, None).unwrap();
-        s.append(&leaves(0, 5, 0xa0)).unwrap();
-    }
+    let (app, app_s) = new_store(&dir, "app.store", None, 5, 0xa0);
     let created = client(&["acc", "create", "--store", &app_s]);
     assert_eq!(created["created"], true, "{created}");
     assert_eq!(created["leaf_count"], 5);
@@ -167,12 +168,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     // Bad input, each with its code and one line, nothing sent.
     let tip = chain.rpc.tip_block_number().unwrap();
     // A store of other leaves, ahead of the chain: its root at the chain's size differs.
-    let other = dir.join("other.store");
-    Store::create(&other, None)
-        .unwrap()
-        .append(&leaves(0, 14, 0xb0))
-        .unwrap();
-    let other_s = other.display().to_string();
+    let (_, other_s) = new_store(&dir, "other.store", None, 14, 0xb0);
     refused(
         &args(
             &["acc", "append", "--type-id", &tid, "--store", &other_s],
@@ -190,12 +186,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
         "the store disagrees with the chain",
     );
     // A store that belongs to another accumulator.
-    let foreign = dir.join("foreign.store");
-    Store::create(&foreign, Some([0x42; 32]))
-        .unwrap()
-        .append(&leaves(0, 14, 0xa0))
-        .unwrap();
-    let foreign_s = foreign.display().to_string();
+    let (_, foreign_s) = new_store(&dir, "foreign.store", Some([0x42; 32]), 14, 0xa0);
     refused(
         &args(
             &["acc", "append", "--type-id", &tid, "--store", &foreign_s],
@@ -221,12 +212,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
         40,
         "not",
     );
-    let behind = dir.join("behind.store");
-    Store::create(&behind, None)
-        .unwrap()
-        .append(&leaves(0, 5, 0xa0))
-        .unwrap();
-    let behind_s = behind.display().to_string();
+    let (_, behind_s) = new_store(&dir, "behind.store", None, 5, 0xa0);
     refused(
         &args(
             &["acc", "append", "--type-id", &tid, "--store", &behind_s],
@@ -255,16 +241,11 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     // A damaged store: a flipped byte in an inner node the proof of leaf 6 needs (node 9,
     // the parent of leaves 4 and 5, under the peak of leaves 4..7). The store checks every
     // proof against its root before it hands it out.
-    let damaged = dir.join("damaged.store");
-    {
-        let mut s = Store::create(&damaged, None).unwrap();
-        s.append(&leaves(0, 12, 0xa0)).unwrap();
-    }
+    let (damaged, damaged_s) = new_store(&dir, "damaged.store", None, 12, 0xa0);
     let nodes = damaged.join("nodes");
     let mut bytes = std::fs::read(&nodes).unwrap();
     bytes[9 * 32] ^= 1;
     std::fs::write(&nodes, bytes).unwrap();
-    let damaged_s = damaged.display().to_string();
     refused(
         &args(
             &[
@@ -303,12 +284,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     }
     let app_view = Store::open_read_only(&app).unwrap();
     let chain_roots: Vec<(u64, [u8; 32])> = app_view.commits().unwrap();
-    let killed = dir.join("killed.store");
-    {
-        let mut s = Store::create(&killed, None).unwrap();
-        s.append(&leaves(0, 12, 0xa0)).unwrap();
-    }
-    let killed_s = killed.display().to_string();
+    let (killed, killed_s) = new_store(&dir, "killed.store", None, 12, 0xa0);
     let kill_sync = args(
         &["acc", "sync", "--type-id", &tid, "--store", &killed_s],
         false,
@@ -356,12 +332,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
 
     // Sync time per 1,000 leaves from the local node: a store given the 12 leaves the
     // extension kept off chain, synced through the 8 appends of 1,000 leaves.
-    let timed = dir.join("timed.store");
-    Store::create(&timed, None)
-        .unwrap()
-        .append(&leaves(0, 12, 0xa0))
-        .unwrap();
-    let timed_s = timed.display().to_string();
+    let (timed, timed_s) = new_store(&dir, "timed.store", None, 12, 0xa0);
     let report = json_of(&run(&as_refs(&args(
         &["acc", "sync", "--type-id", &tid, "--store", &timed_s],
         false,

@@ -5,7 +5,6 @@
 mod common;
 
 use common::{json_of, kill_after_send, run};
-use devnet::chain::Chain;
 use devnet::key::{Key, DEV_KEY, DEV_KEY_2};
 use devnet::wallet::{Wallet, DEFAULT_FEE_RATE};
 use serde_json::Value;
@@ -52,13 +51,8 @@ fn the_accumulator_commands_on_a_fresh_chain() {
         verifier,
     } = common::client("acc-cli");
     let owner_key = node.dir.join("owner.key").display().to_string();
-    let type_script = common::release()
-        .join("accumulator-type")
-        .display()
-        .to_string();
-    let chain = Chain::connect(&rpc, false).unwrap();
-    chain.next_block().unwrap();
-    chain.wait_indexer().unwrap();
+    let type_script = common::accumulator_type();
+    let chain = common::ready_chain(&rpc);
     let dev = Key::from_hex(DEV_KEY).unwrap();
     let wallet = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE);
     let client = |args: &[&str]| -> Value {

@@ -71,6 +71,19 @@ pub fn release() -> PathBuf {
     dir
 }
 
+/// The release build of the accumulator's type script.
+pub fn accumulator_type() -> String {
+    release().join("accumulator-type").display().to_string()
+}
+
+/// The chain at `rpc` with one block mined past genesis and the indexer caught up.
+pub fn ready_chain(rpc: &str) -> devnet::chain::Chain {
+    let chain = devnet::chain::Chain::connect(rpc, false).unwrap();
+    chain.next_block().unwrap();
+    chain.wait_indexer().unwrap();
+    chain
+}
+
 /// A directory of its own for one test, emptied.
 pub fn test_dir(name: &str) -> PathBuf {
     let dir = root().join("build/tmp/devnet-tests").join(name);
