@@ -409,8 +409,10 @@ export async function createAccumulatorTx(
   checkWitnessSize(witness);
   const tx = Transaction.from({ outputs: [output], outputsData: [data] });
   tx.addCellDeps(accumulatorCodeDep(code));
-  tx.setWitnessArgsAt(0, witness);
+  // CCC moves witnesses past the last input when it adds one (it takes them for output-only
+  // witnesses), so witness 0 is set once input 0 exists, and before the fee is completed.
   await tx.completeInputsByCapacity(signer);
+  tx.setWitnessArgsAt(0, witness);
   await tx.completeFeeBy(signer, options.feeRate ?? DEFAULT_FEE_RATE);
   // The type id depends on the first input, known only now; its 32 bytes replace 32 zeros,
   // so the size and the fee stay as completed.
