@@ -66,13 +66,9 @@ test("docs/typescript.md and docs/accumulator.md: every ts block is an example f
   const used = checkBlocks("docs/typescript.md", readFileSync(path.join(REPO, "docs", "typescript.md"), "utf8"));
   // accumulator.md's other blocks are the Rust tools' (tested by their crates).
   const accBlocks = blocks(readFileSync(path.join(REPO, "docs", "accumulator.md"), "utf8")).filter((b) => b.lang === "ts");
-  if (accBlocks.length > 0) {
-    for (const file of checkBlocks("docs/accumulator.md", accBlocks.map((b) => "```ts\n" + b.code + "```\n").join(""))) used.add(file);
-  }
-  // examples/accumulator.ts belongs to accumulator.md's TypeScript subsection (issue 20);
-  // until that has a ts block, the example may go unshown.
-  const shown = [...examples.keys()].filter((f) => used.has(f) || !(f === "accumulator.ts" && accBlocks.length === 0));
-  assert.deepEqual([...used].sort(), shown.sort());
+  for (const file of checkBlocks("docs/accumulator.md", accBlocks.map((b) => "```ts\n" + b.code + "```\n").join(""))) used.add(file);
+  assert.ok(used.has("accumulator.ts"), "docs/accumulator.md shows examples/accumulator.ts");
+  assert.deepEqual([...used].sort(), [...examples.keys()].sort());
 });
 
 test("README's TypeScript section: its blocks are example files or the package's commands", () => {
@@ -89,3 +85,13 @@ test("every example file is run by a test", () => {
     assert.ok(tests.includes(`../examples/${file.replace(/\.ts$/, ".js")}`), `no test imports examples/${file}`);
   }
 });
+
+test("docs/typescript.md's Errors table names every MmrLockErrorCode of src/errors.ts", () => {
+  const source = readFileSync(path.join(KIT, "src", "errors.ts"), "utf8");
+  const codes = [...source.matchAll(/^\s*\| "([A-Z_]+)"/gm)].map((m) => m[1]);
+  assert.ok(codes.length >= 10, `codes found in errors.ts: ${codes.join(", ")}`);
+  const doc = readFileSync(path.join(REPO, "docs", "typescript.md"), "utf8");
+  const table = doc.slice(doc.indexOf("\n## Errors\n"));
+  for (const code of codes) assert.ok(table.includes(`\n| \`${code}\` |`), `${code} is not in docs/typescript.md's Errors table`);
+});
+
