@@ -30,9 +30,9 @@ import {
   type Signer,
 } from "@ckb-ccc/core";
 import { mergeInto } from "./blake2b.js";
-import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, verifierCellDep, type Verifier } from "./chain.js";
+import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, spendTx, type Verifier } from "./chain.js";
 import { MmrLockError } from "./errors.js";
-import { FLAG_OWNER, payload, witnessArgs, type Mode } from "./lock.js";
+import { FLAG_OWNER, type Mode } from "./lock.js";
 import { Mmr, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
 import { bit, leafCountOf, mmrSizeOf, nodePosition, peaksOf, writeU32, writeU64 } from "./positions.js";
 
@@ -635,30 +635,8 @@ export async function spendByReferenceTx(
   checkIndexes(options.proof.indexes, options.proof.mmr.leafCount);
   const acc = await findAccumulator(signer.client, options.code, options.typeId);
   const proof = proofAgainst(acc, options.proof.mmr, options.proof.indexes);
-  const lockPayload = options.payloadOverride !== undefined ? bytesFrom(options.payloadOverride) : payload(proof, verifier.format);
-  const owner = options.owner ?? false;
-  const signerLock = (await signer.getRecommendedAddressObj()).script;
-  if (owner) {
-    const ownerHash = hexFrom(signerLock.hash());
-    if (!proof.leaves.some((l) => hexFrom(l.value) === ownerHash)) {
-      throw new MmrLockError(
-        "OWNER_NOT_PROVED",
-        `the owner's lock hash ${ownerHash} is not one of the proved leaves: the lock would exit 80 (OwnerNotFound)`,
-      );
-    }
-  }
-  const tx = Transaction.from({
-    inputs: [{ previousOutput: options.cell }],
-    outputs: [{ lock: options.to ?? signerLock, capacity: 0n }],
-    outputsData: ["0x"],
-  });
-  tx.addCellDeps(verifierCellDep(verifier), accumulatorCellDep(acc));
-  tx.setWitnessArgsAt(0, witnessArgs(lockPayload));
-  if (owner) await tx.completeInputsAddOne(signer);
-  await tx.completeFeeChangeToOutput(signer, 0, options.feeRate ?? DEFAULT_FEE_RATE, undefined, {
-    shouldAddInputs: false,
-  });
-  return { tx: await signer.signTransaction(tx), accumulator: acc };
+  const tx = await spendTx(signer, verifier, { ...options, proof, extraCellDeps: [accumulatorCellDep(acc)] });
+  return { tx, accumulator: acc };
 }
 
 /** Spends a cell locked by reference (see [`spendByReferenceTx`]) and sends it. */

@@ -12,6 +12,7 @@ import {
   hexFrom,
   numFrom,
   type BytesLike,
+  type CellDepLike,
   type Hex,
   type HexLike,
   type NumLike,
@@ -120,6 +121,8 @@ export interface SpendOptions {
   feeRate?: NumLike;
   /** Replaces the payload built from the proof (tests, custom encodings). */
   payloadOverride?: BytesLike;
+  /** Cell deps after the verifier's (a by-reference spend's accumulator cell). */
+  extraCellDeps?: CellDepLike[];
 }
 
 function proofOf(p: SpendOptions["proof"]): MmrProof {
@@ -154,7 +157,7 @@ export async function spendTx(signer: Signer, verifier: Verifier, options: Spend
     outputs: [{ lock: options.to ?? signerLock, capacity: 0n }],
     outputsData: ["0x"],
   });
-  tx.addCellDeps(verifierCellDep(verifier));
+  tx.addCellDeps(verifierCellDep(verifier), ...(options.extraCellDeps ?? []));
   tx.setWitnessArgsAt(0, witnessArgs(lockPayload));
   if (owner) await tx.completeInputsAddOne(signer);
   // Output 0 takes everything but the fee; with shouldAddInputs false the MMR cell (and the
