@@ -24,6 +24,9 @@
 #                                           with all three verifiers on the real node's tx pool;
 #                                           table + build/devnet/report.json, then stops the node
 #   ./build.sh devnet start | stop          keep a dev chain running for you (prints its RPC URL)
+#   ./build.sh scale [--leaves 1e6,1e7,1e8] the MMR store at scale, Rust then TypeScript: append
+#                                           rate, proofs of 1 and 100 leaves, peak memory, the
+#                                           one-core merge rate; build/scale/{rust,ts}.json, a table
 #   ./build.sh deps                         install every missing prerequisite of the test command
 #                                           (the CKB node included) and nothing else
 #   ./build.sh help                         this text
@@ -578,6 +581,30 @@ run_js_tests() {
     (cd js/mmr-lock && npm ci --no-audit --no-fund && npm test)
 }
 
+# The store at scale (issue 20, item 4): crates/mmr-store's mmr-store-scale, then the
+# TypeScript store's js/mmr-lock/bench/scale.ts on the same leaf counts, one after the other
+# (they share the machine), then one table side by side.
+scale() {
+    local leaves=1e6,1e7,1e8
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --leaves) [ $# -ge 2 ] || die "scale: --leaves needs a value"; leaves=$2; shift 2 ;;
+            *) die "scale: unknown option '$1' (./build.sh scale [--leaves 1e6,1e7,1e8])" ;;
+        esac
+    done
+    mkdir -p build/scale
+    say "building mmr-store-scale"
+    cargo build --quiet --release --locked -p mmr-store --bin mmr-store-scale >&2 || die "building mmr-store-scale failed"
+    say "Rust store: $leaves leaves"
+    "${CARGO_TARGET_DIR:-$ROOT/target}/release/mmr-store-scale" --leaves "$leaves" \
+        --dir build/scale/store --json build/scale/rust.json || die "mmr-store-scale failed"
+    say "TypeScript store: $leaves leaves"
+    (cd js/mmr-lock && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run --silent build) >&2 \
+        || die "building js/mmr-lock failed"
+    node js/mmr-lock/dist/bench/scale.js --leaves "$leaves" --dir build/scale/store-ts \
+        --json build/scale/ts.json --rust build/scale/rust.json || die "the TypeScript scale bench failed"
+}
+
 case "${1:-run}" in
     run) deps; build_all; run ;;
     build) deps; build_all ;;
@@ -590,6 +617,7 @@ case "${1:-run}" in
     bless) deps; build_all; build_lab; "$LAB" gate --bless ;;
     checksums) deps; build_all; build_lab; "$LAB" checksums --release-dir "$RELEASE" --write "$ROOT/checksums.txt"; cat "$ROOT/checksums.txt" ;;
     kernel-proof) deps; build_all; shift; kernel_proof "$@" ;;
+    scale) install_rust; install_node; shift; scale "$@" ;;
     test) start_ckb_node_install; test_deps; build_all; run_tests ;;
     devnet)
         shift
