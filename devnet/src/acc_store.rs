@@ -122,18 +122,25 @@ impl Leaves {
     }
 
     /// The new commitment and the `APPEND` (or, with `extend`, `EXTEND`) payload that takes
-    /// the accumulator to this MMR, verified against the live cell's data by the type
-    /// script's core before it is returned.
-    pub fn growth(&self, acc: &Accumulator, extend: bool) -> Result<(Commitment, Vec<u8>)> {
+    /// the accumulator to this MMR's first `target` leaves, verified against the live cell's
+    /// data by the type script's core before it is returned.
+    pub fn growth(
+        &self,
+        acc: &Accumulator,
+        extend: bool,
+        target: u64,
+    ) -> Result<(Commitment, Vec<u8>)> {
         self.check_prefix(acc)?;
-        if self.leaf_count() == acc.leaf_count {
+        if target <= acc.leaf_count || target > self.leaf_count() {
             return Err(Error::NotExtending(format!(
-                "the MMR holds {} leaves, as the accumulator does: nothing to add",
+                "the MMR holds {} leaves and the accumulator {}: nothing to add up to {target}",
+                self.leaf_count(),
                 acc.leaf_count
             )));
         }
         let (new, payload) = match self {
             Leaves::File { leaves, .. } => {
+                let leaves = &leaves[..target as usize];
                 let update = if extend {
                     accumulator::Update::Extend(leaves)
                 } else {
@@ -144,15 +151,15 @@ impl Leaves {
             }
             Leaves::Store(s) => {
                 let old = acc.commitment.mmr_size;
-                let state = s.state()?;
+                let new_size = mmr_lock::mmr::mmr_size_of(target);
                 let payload = if extend {
-                    mmr_accumulator::build::extend_payload(&s.ancestry_proof(old, state.mmr_size)?)
+                    mmr_accumulator::build::extend_payload(&s.ancestry_proof(old, new_size)?)
                 } else {
-                    s.append_payload(old, state.mmr_size)?
+                    s.append_payload(old, new_size)?
                 };
                 let new = Commitment {
-                    root: state.root,
-                    mmr_size: state.mmr_size,
+                    root: s.root_at(new_size)?,
+                    mmr_size: new_size,
                 };
                 (new, payload)
             }

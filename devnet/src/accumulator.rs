@@ -25,6 +25,22 @@ pub const DEFAULT_BINARY: &str = "build/release/accumulator-type";
 /// The node's error for a transaction whose input or cell dep is already spent.
 pub const TRANSACTION_FAILED_TO_RESOLVE: i64 = -301;
 
+/// The largest witness the secp256k1 lock (the accumulator's lock here, and the payer's of a
+/// creation) reads: its group's first witness, which also carries the type script's payload,
+/// must fit (it fails with -22 otherwise).
+pub const LOCK_WITNESS_LIMIT: usize = 32_768;
+
+/// `WitnessArgs` around the payload with the 65-byte signature: the table header (16), the
+/// lock's length and bytes (4 + 65), the type field's length (4); then the payload's tag and
+/// leaf count (1 + 4).
+const WITNESS_OVERHEAD: usize = 16 + 4 + 65 + 4 + 1 + 4;
+
+/// How many leaves one `APPEND` (or, with `old_leaves` 0, one `CREATE`) can carry under the
+/// secp256k1 lock: the witness holds the old peaks and the leaves, 32 bytes each.
+pub fn max_leaves_per_tx(old_leaves: u64) -> u64 {
+    ((LOCK_WITNESS_LIMIT - WITNESS_OVERHEAD) / 32) as u64 - u64::from(old_leaves.count_ones())
+}
+
 /// The host's merge: blake2b-256 with CKB's personalization, what the type script computes.
 pub struct Host;
 
@@ -475,6 +491,38 @@ mod tests {
         for n in [1u8, 2, 3, 7, 11, 18] {
             let w = Workload::from_leaves(&leaves(n), &[0]).unwrap();
             assert_eq!(commitment(&leaves(n)).to_bytes().to_vec(), w.lock_args());
+        }
+    }
+
+    /// The witness the secp256k1 lock signs and reads: the payload as the type field, the
+    /// 65-byte signature as the lock.
+    fn signed_witness(payload: &[u8], creation: bool) -> usize {
+        let field = Some(Bytes::copy_from_slice(payload)).pack();
+        let args = packed::WitnessArgs::new_builder().lock(Some(Bytes::from(vec![0u8; 65])).pack());
+        let args = if creation {
+            args.output_type(field)
+        } else {
+            args.input_type(field)
+        };
+        args.build().as_slice().len()
+    }
+
+    #[test]
+    fn max_leaves_per_tx_is_the_lock_witness_limit() {
+        for old in [0u64, 1, 7, 1000, (1 << 20) - 1] {
+            let most = max_leaves_per_tx(old) as usize;
+            let peaks = vec![[7u8; 32]; old.count_ones() as usize];
+            let size = |k: usize| {
+                let leaves = vec![[9u8; 32]; k];
+                let payload = if old == 0 {
+                    build::create_payload(&leaves)
+                } else {
+                    build::append_payload(&peaks, &leaves)
+                };
+                signed_witness(&payload, old == 0)
+            };
+            assert!(size(most) <= LOCK_WITNESS_LIMIT, "{old}: {most}");
+            assert!(size(most + 1) > LOCK_WITNESS_LIMIT, "{old}: {most}");
         }
     }
 

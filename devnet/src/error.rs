@@ -48,6 +48,9 @@ pub enum Error {
     /// A store whose root at a size the chain had disagrees with the chain's root there (or
     /// whose payload does not verify against it): a store of other leaves, or a damaged one.
     StoreDisagrees(String),
+    /// A transaction the lock would refuse for its size: a creation whose witness is over the
+    /// secp256k1 lock's 32,768 bytes (appends are split instead).
+    TooLarge(String),
     /// The MMR store refused (crates/mmr-store): its own code, 40-53.
     Store(mmr_store::Error),
 }
@@ -77,6 +80,7 @@ impl Error {
             Error::NotHolder(_) => 18,
             Error::NoChainLeaves(_) => 19,
             Error::StoreDisagrees(_) => 20,
+            Error::TooLarge(_) => 21,
             Error::Store(e) => e.code(),
         }
     }
@@ -139,6 +143,7 @@ impl fmt::Display for Error {
             Error::NotHolder(m) => write!(f, "not this key's cell: {m}"),
             Error::NoChainLeaves(m) => write!(f, "the chain holds no leaves for a step: {m}"),
             Error::StoreDisagrees(m) => write!(f, "the store disagrees with the chain: {m}"),
+            Error::TooLarge(m) => write!(f, "too large for one transaction: {m}"),
             Error::Store(e) => write!(f, "store: {e}"),
         }
     }
@@ -202,6 +207,7 @@ mod tests {
             Error::NotHolder(s()),
             Error::NoChainLeaves(s()),
             Error::StoreDisagrees(s()),
+            Error::TooLarge(s()),
         ];
         let codes: Vec<u8> = all.iter().map(Error::exit_code).collect();
         let mut unique = codes.clone();

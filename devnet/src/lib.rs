@@ -25,6 +25,7 @@ pub mod mmr_cell;
 pub mod node;
 pub mod rpc;
 pub mod scenario;
+pub mod sync_bench;
 pub mod wallet;
 
 use ckb_types::{packed, prelude::*};

@@ -29,6 +29,10 @@ A local dev chain:
   scenario [--dir DIR] [--release DIR] [--report FILE] [--doc FILE]
                         fresh dev chain, the whole devnet scenario, a table and a JSON report;
                         --doc rewrites FILE's devnet-table section with the measured tables
+  sync-bench [--dir DIR] [--release DIR] [--leaves N] [--json FILE]
+                        fresh dev chain (default build/scale/sync), an accumulator grown to N
+                        leaves (default 100000) in appends of 2,000, then `acc sync` into a
+                        new store, timed: ms per 1,000 leaves (JSON to FILE too)
 
 Against any node (--rpc URL and --key FILE, a file with one hex private key, are required):
   deploy BINARY [--type-id | --upgrade TYPE_ID_ARGS]
@@ -80,7 +84,8 @@ mine: wait for the node's miner), --allow-mainnet (needed to send to mainnet).
 Exit codes: docs/deploy.md (2 usage, 3 unreachable, 4 RPC, 5 file, 6 key, 7 capacity,
 8 leaves, 9 index, 10 mainnet, 11 refused, 12 not found, 13 node, 14 timeout, 15 ckb-debugger,
 16 scenario, 17 leaves do not extend the accumulator, 18 not the accumulator's key,
-19 no leaves on chain for a step, 20 the store disagrees with the chain, 40-53 the store's).";
+19 no leaves on chain for a step, 20 the store disagrees with the chain, 21 a creation too
+large for one transaction, 40-53 the store's).";
 
 /// Options and positionals, checked against what each command takes.
 struct Args {
@@ -608,6 +613,14 @@ fn acc_create(raw: &[String]) -> Result<()> {
     )?;
     let source = Leaves::from_args(a.value("--store"), a.value("--leaves"))?;
     let leaves = source.all()?;
+    let most = accumulator::max_leaves_per_tx(0);
+    if leaves.len() as u64 > most {
+        return Err(Error::TooLarge(format!(
+            "a creation carries its leaves in the witness the secp256k1 lock reads (32,768 bytes): \
+             at most {most} leaves; create with the first {most} and acc append the rest (appends \
+             are split into transactions as needed)"
+        )));
+    }
     let code = AccCode::from_args(&a)?;
     let (chain, key, fee_rate) = connect(&a)?;
     let wallet = Wallet::new(&chain, &key, fee_rate);
@@ -674,15 +687,23 @@ fn acc_show(raw: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Sends an update of the accumulator paid and signed by the key that holds it.
-fn acc_update(
-    a: &Args,
+/// One update of the accumulator, paid and signed by the key that holds it, sent and
+/// committed.
+struct Sent {
+    after: Accumulator,
+    hash: H256,
+    cycles: u64,
+    tx_bytes: usize,
+    fee: u64,
+}
+
+fn send_update(
     wallet: &Wallet,
     code: &AccCode,
     acc: &Accumulator,
     update: Update,
     what: &str,
-) -> Result<()> {
+) -> Result<Sent> {
     acc.check_holder(wallet)?;
     let (new, lock, payload) = update.parts(acc)?;
     let deployment = code.deployment(wallet, acc.code_hash, Some(acc))?;
@@ -690,17 +711,30 @@ fn acc_update(
     let built = accumulator::complete(wallet, draft)?;
     let cycles = wallet.chain.rpc.estimate_cycles(&built.tx)?;
     let hash = accumulator::send(wallet, &built, what)?;
-    let after = accumulator::after(acc.code_hash, &built)?;
+    Ok(Sent {
+        after: accumulator::after(acc.code_hash, &built)?,
+        hash,
+        cycles,
+        tx_bytes: built.size(),
+        fee: built.fee,
+    })
+}
+
+/// Prints what the last of `sent` left, after the accumulator `before`.
+fn print_sent(a: &Args, before: &Accumulator, sent: &[Sent]) {
+    let last = sent.last().expect("at least one update sent");
     print(
         a,
         acc_json(
-            &after,
-            json!({ "sent": true, "tx_hash": format!("{hash:#x}"), "cycles": cycles,
-                    "tx_bytes": built.size(), "fee_shannons": built.fee,
-                    "leaves_added": after.leaf_count - acc.leaf_count }),
+            &last.after,
+            json!({ "sent": true, "tx_hash": format!("{:#x}", last.hash), "cycles": last.cycles,
+                    "tx_bytes": last.tx_bytes,
+                    "fee_shannons": sent.iter().map(|s| s.fee).sum::<u64>(),
+                    "transactions": sent.len(),
+                    "tx_hashes": sent.iter().map(|s| format!("{:#x}", s.hash)).collect::<Vec<_>>(),
+                    "leaves_added": last.after.leaf_count - before.leaf_count }),
         ),
     );
-    Ok(())
 }
 
 fn acc_grow(raw: &[String], extend: bool) -> Result<()> {
@@ -724,13 +758,33 @@ fn acc_grow(raw: &[String], extend: bool) -> Result<()> {
         return Ok(());
     }
     acc.check_holder(&wallet)?;
-    let (new, payload) = source.growth(&acc, extend)?;
-    let what = if extend {
-        "extending the accumulator"
-    } else {
-        "appending to the accumulator"
-    };
-    acc_update(&a, &wallet, &code, &acc, Update::Grow(new, payload), what)
+    // An append's leaves travel in the witness the secp256k1 lock reads, 32 KiB at most: a
+    // longer one goes in several transactions, each a committed state a rerun resumes from.
+    let mut sent: Vec<Sent> = Vec::new();
+    let mut now = acc.clone();
+    while now.leaf_count < source.leaf_count() {
+        let target = if extend {
+            source.leaf_count()
+        } else {
+            source
+                .leaf_count()
+                .min(now.leaf_count + accumulator::max_leaves_per_tx(now.leaf_count))
+        };
+        let (new, payload) = source.growth(&now, extend, target)?;
+        let what = if extend {
+            "extending the accumulator".to_string()
+        } else {
+            format!(
+                "appending leaves {}..{target} to the accumulator",
+                now.leaf_count
+            )
+        };
+        let s = send_update(&wallet, &code, &now, Update::Grow(new, payload), &what)?;
+        now = s.after.clone();
+        sent.push(s);
+    }
+    print_sent(&a, &acc, &sent);
+    Ok(())
 }
 
 fn acc_handover(raw: &[String]) -> Result<()> {
@@ -748,14 +802,15 @@ fn acc_handover(raw: &[String]) -> Result<()> {
         print(&a, acc_json(&acc, json!({ "sent": false })));
         return Ok(());
     }
-    acc_update(
-        &a,
+    let s = send_update(
         &wallet,
         &code,
         &acc,
         Update::Keep(to.lock()),
         "handing the accumulator over",
-    )
+    )?;
+    print_sent(&a, &acc, &[s]);
+    Ok(())
 }
 
 fn acc_sync(raw: &[String]) -> Result<()> {
@@ -949,6 +1004,31 @@ fn cmd_stop(raw: &[String]) -> Result<()> {
     Ok(())
 }
 
+fn cmd_sync_bench(raw: &[String]) -> Result<()> {
+    let a = Args::parse(raw, &["--dir", "--release", "--leaves", "--json"])?;
+    let dir = PathBuf::from(a.value("--dir").unwrap_or("build/scale/sync"));
+    let release = PathBuf::from(a.value("--release").unwrap_or("build/release"));
+    let leaves = match a.value("--leaves") {
+        Some(v) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|n| n.fract() == 0.0 && *n >= 2.0 && *n <= 1e9)
+            .map(|n| n as u64)
+            .ok_or_else(|| Error::Usage(format!("--leaves {v:?}: a whole number, 2 to 1e9")))?,
+        None => 100_000,
+    };
+    let out = devnet::sync_bench::run(&dir, &release, leaves)?;
+    let text = serde_json::to_string_pretty(&out).expect("json");
+    if let Some(path) = a.value("--json") {
+        std::fs::write(path, format!("{text}\n")).map_err(|e| Error::File {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+    }
+    println!("{text}");
+    Ok(())
+}
+
 fn cmd_scenario(raw: &[String]) -> Result<()> {
     let a = Args::parse(raw, &["--dir", "--release", "--report", "--doc"])?;
     let dir = PathBuf::from(a.value("--dir").unwrap_or("build/devnet"));
@@ -1019,6 +1099,7 @@ fn main() {
         "spend" => cmd_spend(&rest),
         "debug" => cmd_debug(&rest),
         "acc" => cmd_acc(&rest),
+        "sync-bench" => cmd_sync_bench(&rest),
         other => Err(Error::Usage(format!(
             "unknown command {other:?}\n\n{USAGE}"
         ))),

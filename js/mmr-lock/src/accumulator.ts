@@ -45,6 +45,11 @@ export const FLAG_BY_REFERENCE = 0x02;
 /** The type script reads a witness of at most this many bytes (exit 124 beyond it). */
 export const MAX_WITNESS_BYTES = 65_536;
 
+/** The secp256k1 lock (the signer's, whose signature shares the transition's witness) reads
+ * at most this many bytes of its group's first witness (-22 beyond it): with it, about 1,020
+ * leaves fit one `CREATE` or `APPEND`. */
+export const SECP256K1_WITNESS_BYTES = 32_768;
+
 /** An MMR commitment: what an accumulator cell's data and plain lock args hold. */
 export interface Commitment {
   root: Uint8Array;
@@ -364,15 +369,17 @@ function occupied(output: CellOutput, dataBytes: number): bigint {
   return BigInt(output.occupiedSize + dataBytes) * SHANNONS_PER_CKB;
 }
 
-// Refuses a witness the type script could not load (124): a 65-byte signature rides along in
-// the same witness when the accumulator is the signer's first input.
+// Refuses a witness the scripts could not load: the signer's 65-byte secp256k1 signature
+// rides in the same witness (the accumulator, or a creation's first input, is the signer's
+// first input), and that lock reads at most 32,768 bytes (-22), the type script 65,536 (124).
 function checkWitnessSize(args: WitnessArgs): void {
   const withSignature = WitnessArgs.from({ ...args, lock: new Uint8Array(65) });
   const bytes = withSignature.toBytes().length;
-  if (bytes > MAX_WITNESS_BYTES) {
+  const limit = Math.min(MAX_WITNESS_BYTES, SECP256K1_WITNESS_BYTES);
+  if (bytes > limit) {
     throw new MmrLockError(
       "WITNESS_TOO_LARGE",
-      `the transition's witness would be ${bytes} bytes, above the type script's ${MAX_WITNESS_BYTES} (exit 124): append fewer leaves per transaction, or extend by an ancestry proof`,
+      `the transition's witness would be ${bytes} bytes, above the secp256k1 lock's ${limit} (it would fail with -22): append fewer leaves per transaction (about 1,020), or extend by an ancestry proof`,
     );
   }
 }

@@ -34,7 +34,8 @@ export type MmrLockErrorCode =
   | "BAD_ACCUMULATOR_DATA"
   /** Accumulator: the signer's lock is not the accumulator cell's: only its holder updates it. */
   | "NOT_HOLDER"
-  /** Accumulator: a transition witness above the type script's 65,536-byte buffer (exit 124). */
+  /** Accumulator: a transition witness (with the signature) above the secp256k1 lock's 32,768
+   * bytes (-22; the type script's own limit is 65,536, exit 124). */
   | "WITNESS_TOO_LARGE"
   /** A chain or node error (the node refused a transaction, an RPC failed). */
   | "CHAIN";

@@ -1,0 +1,114 @@
+//! `ckb-devnet sync-bench`: the time `acc sync` takes per 1,000 appended leaves from a local
+//! node (issue 20's scale benchmark; `./build.sh scale` runs it). A fresh dev chain gets an
+//! accumulator grown from a store in appends as large as the type script's witness allows,
+//! then a new store is synced from the chain and timed. A measurement, not a test.
+
+use crate::acc_store::{self, Leaves};
+use crate::accumulator;
+use crate::chain::{progress, Chain};
+use crate::deploy;
+use crate::error::{Error, Result};
+use crate::key::{Key, DEV_KEY};
+use crate::node::{self, Node, Tie};
+use crate::wallet::{Wallet, DEFAULT_FEE_RATE};
+use mmr_store::Store;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Instant;
+
+/// Leaf `i` of the benchmark's MMR: distinct, cheap, reproducible.
+fn leaf(i: u64) -> [u8; 32] {
+    let mut l = [0x5a; 32];
+    l[..8].copy_from_slice(&i.to_le_bytes());
+    l
+}
+
+fn leaves(from: u64, to: u64) -> Vec<[u8; 32]> {
+    (from..to).map(leaf).collect()
+}
+
+/// Runs the benchmark in `dir` (a fresh chain in `dir/chain`, stores beside it) with the type
+/// script of `release`, growing the accumulator to `total` leaves.
+pub fn run(dir: &Path, release: &Path, total: u64) -> Result<Value> {
+    if total < 2 {
+        return Err(Error::Usage(
+            "sync-bench needs --leaves of at least 2".into(),
+        ));
+    }
+    let binary = deploy::read_binary(&release.join("accumulator-type").display().to_string())?;
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| Error::File {
+            path: dir.display().to_string(),
+            reason: e.to_string(),
+        })?;
+    }
+    let chain_dir = dir.join("chain");
+    node::init(&chain_dir)?;
+    let node = Node::start(&chain_dir, Tie::Owner)?;
+    progress(&format!("node up at {} (pid {})", node.rpc_url, node.pid));
+    let result = run_on(&node.rpc_url, dir, &binary, total);
+    let stopped = node.stop();
+    let out = result?;
+    stopped?;
+    Ok(out)
+}
+
+fn run_on(rpc_url: &str, dir: &Path, binary: &[u8], total: u64) -> Result<Value> {
+    let chain = Chain::connect(rpc_url, false)?;
+    chain.next_block()?;
+    chain.wait_indexer()?;
+    let key = Key::from_hex(DEV_KEY).expect("dev key");
+    let wallet = Wallet::new(&chain, &key, DEFAULT_FEE_RATE);
+    let code = deploy::deploy(&wallet, binary, false)?;
+
+    // The admin's store; each transaction's leaves are appended to it first.
+    let source_dir = dir.join("source.store");
+    let mut source = Store::create(&source_dir, None)?;
+    // As many leaves a transaction as the secp256k1 lock's witness limit allows.
+    let first = total.min(accumulator::max_leaves_per_tx(0));
+    source.append(&leaves(0, first))?;
+    let draft = accumulator::create_draft(&code, key.lock(), &leaves(0, first));
+    let built = accumulator::complete(&wallet, draft)?;
+    accumulator::send(&wallet, &built, "creating the accumulator")?;
+    let mut acc = accumulator::after(code.data_hash, &built)?;
+    source.set_accumulator(acc.type_id)?;
+    let grow_start = Instant::now();
+    let mut transactions = 1;
+    while source.leaf_count() < total {
+        let from = source.leaf_count();
+        let to = total.min(from + accumulator::max_leaves_per_tx(from));
+        source.append(&leaves(from, to))?;
+        let view = Leaves::Store(Store::open_read_only(&source_dir)?);
+        let (new, payload) = view.growth(&acc, false, to)?;
+        let draft = accumulator::update_draft(&acc, &code, &new, acc.lock(), &payload);
+        let built = accumulator::complete(&wallet, draft)?;
+        accumulator::send(&wallet, &built, &format!("appending leaves {from}..{to}"))?;
+        acc = accumulator::after(code.data_hash, &built)?;
+        transactions += 1;
+    }
+    let grow_seconds = grow_start.elapsed().as_secs_f64();
+
+    // A new store synced from the chain alone, timed.
+    let mut synced = Store::create(&dir.join("synced.store"), Some(acc.type_id))?;
+    let report = acc_store::sync(&chain, code.data_hash, acc.type_id, &mut synced)?;
+    if report.state.root != acc.commitment.root || report.state.mmr_size != acc.commitment.mmr_size
+    {
+        return Err(Error::StoreDisagrees(format!(
+            "the synced store ends at {} (mmr_size {}), the accumulator at {}",
+            tx_generator::hex(&report.state.root),
+            report.state.mmr_size,
+            tx_generator::hex(&acc.commitment.root)
+        )));
+    }
+    let mut out = report.to_json(&acc.type_id);
+    if let Value::Object(map) = &mut out {
+        map.insert("leaves".into(), json!(total));
+        map.insert(
+            "leaves_per_append".into(),
+            json!(accumulator::max_leaves_per_tx(0)),
+        );
+        map.insert("grow_seconds".into(), json!(grow_seconds));
+        map.insert("grow_transactions".into(), json!(transactions));
+    }
+    Ok(out)
+}
