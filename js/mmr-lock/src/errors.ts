@@ -38,7 +38,27 @@ export type MmrLockErrorCode =
    * bytes (-22; the type script's own limit is 65,536, exit 124). */
   | "WITNESS_TOO_LARGE"
   /** A chain or node error (the node refused a transaction, an RPC failed). */
-  | "CHAIN";
+  | "CHAIN"
+  /** Store: the storage holds no store (no meta), or meta has another magic or a format
+   * version this kit does not read (the Rust store's exit code 40). */
+  | "NOT_A_STORE"
+  /** Store: it belongs to another accumulator (its recorded type id differs; 41). */
+  | "OTHER_ACCUMULATOR"
+  /** Store: a size or node position beyond what the store has committed (45). */
+  | "BEYOND_STORE"
+  /** Store: another writer holds the store's writer lock (46). */
+  | "STORE_LOCKED"
+  /** Store: its files contradict themselves: a checksum, a node that is not the merge of its
+   * children, a root that is not the bagging of its peaks, committed nodes missing (47). */
+  | "STORE_CORRUPT"
+  /** Store: the storage failed (an I/O error from the operating system; 48). */
+  | "STORE_IO"
+  /** Store: creating a store where one already is (49). */
+  | "ALREADY_A_STORE"
+  /** Store: an append's new root is not the one expected; nothing was committed (51). */
+  | "ROOT_MISMATCH"
+  /** Store: a write through a store opened read-only, or closed (53). */
+  | "READ_ONLY";
 
 /** An error with a stable `code`; `message` says what was wrong and with which value. */
 export class MmrLockError extends Error {

@@ -1,0 +1,1048 @@
+// A persistent MMR store for the app side of the accumulator, on the same bytes as the Rust
+// store (crates/mmr-store, docs/accumulator.md "The app side: the store"): a store written
+// by either side opens in the other, with the same roots and proofs.
+//
+// A store is four byte arrays: `meta` (64 bytes: magic, version, the accumulator it belongs
+// to, a checksum), `nodes` (node p's 32-byte hash at offset 32 p, append-only), `commits`
+// (one 48-byte record per completed append: mmr_size u64 LE, root, 8 checksum bytes) and the
+// writer's lock. `MmrStore` holds the logic (appends keep only the peaks in memory; roots and
+// proofs at any committed or earlier MMR size read the nodes below that size; crash recovery;
+// the check) and talks to its bytes through `StoreStorage`, a small interface an app backs
+// with IndexedDB or its own storage; `fileStorage` is the one for Node, on the Rust store's
+// directory layout. No Node module is imported at the top, so the kit still loads in a
+// browser; `fileStorage` imports node:fs when called.
+
+import { bytesFrom, hashCkb, hexFrom, type BytesLike } from "@ckb-ccc/core";
+import { LITTLE_ENDIAN, mergeInto, mergeWords } from "./blake2b.js";
+import { MmrLockError, type MmrLockErrorCode } from "./errors.js";
+import { bytes32, checkIndexes, type MmrProof } from "./mmr.js";
+import { bit, leafCountOf, leafIndexToPosition, leavesByPeak, mmrSizeOf, MAX_MMR_SIZE, peaksOf, proofSiblings, writeU32, writeU64 } from "./positions.js";
+
+/** First 8 bytes of `meta`. */
+export const STORE_MAGIC = "CKBMMRST";
+/** The on-disk format this kit reads and writes (the Rust store's FORMAT_VERSION). */
+export const STORE_FORMAT_VERSION = 1;
+/** Bytes of `meta`. */
+export const META_BYTES = 64;
+/** Bytes of one commit record: mmr_size (8), root (32), checksum (8). */
+export const RECORD_BYTES = 48;
+
+/**
+ * The exit code of the Rust store (`mmr-store`, docs/error-codes.md "The store") that means
+ * what each of the store's `MmrLockError` codes means. INDEXES_NOT_ASCENDING has none: the
+ * Rust store sorts the indexes it is given, the kit asks for them sorted.
+ */
+export const STORE_EXIT_CODES: Partial<Record<MmrLockErrorCode, number>> = {
+  NOT_A_STORE: 40,
+  OTHER_ACCUMULATOR: 41,
+  BAD_LENGTH: 42,
+  INDEX_OUT_OF_RANGE: 43,
+  MMR_SIZE_INVALID: 44,
+  BEYOND_STORE: 45,
+  STORE_LOCKED: 46,
+  STORE_CORRUPT: 47,
+  STORE_IO: 48,
+  ALREADY_A_STORE: 49,
+  EMPTY: 50,
+  ROOT_MISMATCH: 51,
+  READ_ONLY: 53,
+};
+
+/**
+ * Where a store's bytes live. `MmrStore` calls these one at a time (it awaits each call
+ * before the next, except that it hashes the next nodes while a `writeNodes` runs, and it
+ * never changes the bytes it passed until that call resolves). Offsets and lengths are in
+ * bytes. Errors should be `MmrLockError`s (STORE_IO for the storage's own failures).
+ */
+export interface StoreStorage {
+  /** Names the storage in messages (a directory, a database name). */
+  readonly name: string;
+  /** Whether this handle holds the writer lock: only then are the write calls made. */
+  readonly writable: boolean;
+  /** The meta block, or undefined when there is none (the storage holds no store). */
+  readMeta(): Promise<Uint8Array | undefined>;
+  /** Replaces the meta block atomically: after a crash it is the old one or the new one. */
+  writeMeta(meta: Uint8Array): Promise<void>;
+  /** Current byte lengths of the node array and the commit log. */
+  lengths(): Promise<{ nodes: number; commits: number }>;
+  /** `length` bytes of the node array from `offset`; STORE_CORRUPT if they are not all there. */
+  readNodes(offset: number, length: number): Promise<Uint8Array>;
+  /** Writes `bytes` into the node array at `offset` (its committed end). Durable after syncNodes. */
+  writeNodes(offset: number, bytes: Uint8Array): Promise<void>;
+  /** Makes every node written so far durable (fsync); called before each commit record. */
+  syncNodes(): Promise<void>;
+  /** `length` bytes of the commit log from `offset`. */
+  readCommits(offset: number, length: number): Promise<Uint8Array>;
+  /** Writes one record at `offset` and makes it durable before resolving. */
+  writeCommit(offset: number, record: Uint8Array): Promise<void>;
+  /** Cuts the node array and the commit log to these byte lengths, durably. */
+  truncate(nodes: number, commits: number): Promise<void>;
+  /** Releases the writer lock and every handle. */
+  close(): Promise<void>;
+}
+
+/** A completed append, or the store's state. */
+export interface StoreCommit {
+  mmrSize: number;
+  leafCount: number;
+  root: Uint8Array;
+}
+
+/** A proof read from a store: the kit's `MmrProof` (for compiledPayload, baselinePayload,
+ * payload, spendTx) with the root and leaf count of the size it proves against. */
+export interface StoreProof extends MmrProof {
+  root: Uint8Array;
+  leafCount: number;
+}
+
+/** What `check` went through. */
+export interface StoreCheckReport {
+  /** Nodes rehashed (the whole committed node array). */
+  nodes: number;
+  /** Leaves among them. */
+  leaves: number;
+  /** Commit records whose root was recomputed and matched. */
+  commits: number;
+}
+
+function fail(code: MmrLockErrorCode, message: string): never {
+  throw new MmrLockError(code, message);
+}
+
+// First 8 bytes of blake2b-256 ("ckb-default-hash") over `bytes`: the checksums of meta and
+// of each record.
+function check8(bytes: Uint8Array): Uint8Array {
+  return bytesFrom(hashCkb(bytes)).subarray(0, 8);
+}
+
+function equal(a: Uint8Array, aOffset: number, b: Uint8Array, bOffset: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[aOffset + i] !== b[bOffset + i]) return false;
+  return true;
+}
+
+function readU64(bytes: Uint8Array, offset: number): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 8);
+  const lo = view.getUint32(0, true);
+  const hi = view.getUint32(4, true);
+  // Above 2^53 the value is no MMR size anyway; keep it large and let validation refuse it.
+  return hi >= 0x200000 ? Number.MAX_SAFE_INTEGER : hi * 0x100000000 + lo;
+}
+
+function encodeMeta(accumulator: Uint8Array | undefined): Uint8Array {
+  const out = new Uint8Array(META_BYTES);
+  out.set(new TextEncoder().encode(STORE_MAGIC), 0);
+  writeU32(out, 8, STORE_FORMAT_VERSION);
+  writeU32(out, 12, accumulator === undefined ? 0 : 1);
+  if (accumulator !== undefined) out.set(accumulator, 16);
+  out.set(check8(out.subarray(0, 56)), 56);
+  return out;
+}
+
+function decodeMeta(name: string, bytes: Uint8Array): Uint8Array | undefined {
+  const magic = new TextEncoder().encode(STORE_MAGIC);
+  if (bytes.length < 12 || !equal(bytes, 0, magic, 0, 8)) {
+    fail("NOT_A_STORE", `${name} is not an MMR store: meta has no store magic`);
+  }
+  const version = new DataView(bytes.buffer, bytes.byteOffset + 8, 4).getUint32(0, true);
+  if (version !== STORE_FORMAT_VERSION) {
+    fail("NOT_A_STORE", `${name} is not an MMR store: format version ${version}, this kit reads ${STORE_FORMAT_VERSION}`);
+  }
+  if (bytes.length !== META_BYTES || !equal(check8(bytes.subarray(0, 56)), 0, bytes, 56, 8)) {
+    fail("STORE_CORRUPT", "the store is corrupt: meta checksum mismatch");
+  }
+  const flags = new DataView(bytes.buffer, bytes.byteOffset + 12, 4).getUint32(0, true);
+  if (flags === 0) return undefined;
+  if (flags === 1) return bytes.slice(16, 48);
+  return fail("STORE_CORRUPT", `the store is corrupt: meta flags 0x${flags.toString(16)}`);
+}
+
+function encodeRecord(mmrSize: number, root: Uint8Array): Uint8Array {
+  const out = new Uint8Array(RECORD_BYTES);
+  writeU64(out, 0, mmrSize);
+  out.set(root, 8);
+  out.set(check8(out.subarray(0, 40)), 40);
+  return out;
+}
+
+// A record's (size, root), or undefined when its checksum fails or its size is no MMR size.
+function decodeRecord(bytes: Uint8Array, offset: number): { mmrSize: number; root: Uint8Array } | undefined {
+  const record = bytes.subarray(offset, offset + RECORD_BYTES);
+  if (record.length !== RECORD_BYTES || !equal(check8(record.subarray(0, 40)), 0, record, 40, 8)) return undefined;
+  const mmrSize = readU64(record, 0);
+  if (leavesOrUndefined(mmrSize) === undefined) return undefined;
+  return { mmrSize, root: record.slice(8, 40) };
+}
+
+function leavesOrUndefined(mmrSize: number): number | undefined {
+  try {
+    return leafCountOf(mmrSize);
+  } catch {
+    return undefined;
+  }
+}
+
+function leavesOrZero(mmrSize: number): number {
+  return mmrSize === 0 ? 0 : leafCountOf(mmrSize);
+}
+
+/** Bags `peaks` (left to right) right to left: the MMR's root; undefined for none. */
+function bag(peaks: readonly Uint8Array[]): Uint8Array | undefined {
+  if (peaks.length === 0) return undefined;
+  const acc = peaks[peaks.length - 1].slice();
+  for (let k = peaks.length - 2; k >= 0; k--) mergeInto(acc, 0, peaks[k], 0, acc, 0);
+  return acc;
+}
+
+/** The root a proof gives (upstream `MerkleProof::calculate_root` for proofs in gen_proof's
+ * shape), or undefined when its items do not fit its leaves. */
+function proofRoot(proof: MmrProof): Uint8Array | undefined {
+  const leafCount = leafCountOf(proof.mmrSize);
+  const indexes = proof.leaves.map((l) => l.index);
+  const peaks: Uint8Array[] = [];
+  let next = 0;
+  let k = 0;
+  for (const { peak, leaves } of leavesByPeak(indexes, leafCount)) {
+    if (leaves.length === 0) {
+      // A leafless peak's hash, or (once) the bagging of all the leafless peaks to the right.
+      if (next < proof.items.length) peaks.push(proof.items[next++]);
+      continue;
+    }
+    const queue: [number, number, Uint8Array][] = leaves.map((i) => [i, 0, proof.leaves[k++].value]);
+    let peakHash: Uint8Array | undefined;
+    for (let head = 0; head < queue.length; head++) {
+      const [first, h, hash] = queue[head];
+      if (h === peak.height) {
+        peakHash = hash;
+        break;
+      }
+      const sibling = bit(first, h) ? first - 2 ** h : first + 2 ** h;
+      const following = queue[head + 1];
+      let other: Uint8Array;
+      if (following !== undefined && following[0] === sibling && following[1] === h) {
+        other = following[2];
+        head++;
+      } else {
+        if (next >= proof.items.length) return undefined;
+        other = proof.items[next++];
+      }
+      const parent = new Uint8Array(32);
+      if (bit(first, h)) mergeInto(other, 0, hash, 0, parent, 0);
+      else mergeInto(hash, 0, other, 0, parent, 0);
+      queue.push([Math.min(first, sibling), h + 1, parent]);
+    }
+    if (peakHash === undefined) return undefined;
+    peaks.push(peakHash);
+  }
+  if (next !== proof.items.length) return undefined;
+  return bag(peaks);
+}
+
+// Nodes reach the storage in writes of about this many bytes (the Rust store's buffer).
+const WRITE_BUFFER = 1 << 20;
+// Leaves hashed into one write buffer: a leaf adds itself and on average one parent (64
+// bytes), and a chunk at most 64 more parents than leaves.
+const CHUNK_LEAVES = WRITE_BUFFER / 64 - 64;
+// Peaks: at most one per height, heights below 64.
+const MAX_PEAKS = 64;
+
+/**
+ * An open store: the writer (holds the lock, appends) or a reader (a fixed view of what was
+ * committed when it opened). Memory is flat in the MMR's size: the peaks and, while an
+ * append runs, two 1 MiB write buffers.
+ */
+export class MmrStore {
+  private readonly storage: StoreStorage;
+  private meta: Uint8Array | undefined;
+  private size = 0;
+  private records = 0;
+  private rootHash: Uint8Array | undefined;
+  // The committed peaks, left to right: their hashes (32 bytes each, in `work` at offset
+  // 32 k) and heights. `work` also holds the staging area and the two write buffers.
+  private peakHeights: number[] = [];
+  private work: Uint8Array | undefined;
+  private words: Uint32Array | undefined;
+  private pending: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(storage: StoreStorage, meta: Uint8Array | undefined) {
+    this.storage = storage;
+    this.meta = meta;
+  }
+
+  /** Creates an empty store in `storage` (which must be writable) and returns it open as the
+   * writer. `accumulator` (32 bytes) records the accumulator it belongs to. ALREADY_A_STORE
+   * if the storage holds a store. */
+  static async create(storage: StoreStorage, accumulator?: BytesLike): Promise<MmrStore> {
+    const id = accumulator === undefined ? undefined : bytes32(accumulator, "accumulator");
+    if (!storage.writable) fail("READ_ONLY", `${storage.name}: the store is open read-only`);
+    if ((await storage.readMeta()) !== undefined) fail("ALREADY_A_STORE", `${storage.name} is already an MMR store`);
+    // The meta goes last: until it exists the storage holds no store.
+    await storage.truncate(0, 0);
+    await storage.writeMeta(encodeMeta(id));
+    return MmrStore.open(storage);
+  }
+
+  /** Opens the store in `storage`: as the writer when the storage is writable (then a torn
+   * last record and uncommitted node bytes are cut), else read-only. The last record's root
+   * is checked against the peaks stored. */
+  static async open(storage: StoreStorage): Promise<MmrStore> {
+    const metaBytes = await storage.readMeta();
+    if (metaBytes === undefined) fail("NOT_A_STORE", `${storage.name} is not an MMR store: no meta`);
+    const store = new MmrStore(storage, decodeMeta(storage.name, metaBytes));
+    await store.recover();
+    return store;
+  }
+
+  // Finds the last complete append; a writer cuts whatever a crash left after it.
+  private async recover(): Promise<void> {
+    const { nodes: nodesLength, commits: logLength } = await this.storage.lengths();
+    let records = Math.floor(logLength / RECORD_BYTES);
+    // Records are made durable one at a time, so a crash can tear only the last one.
+    let last: { mmrSize: number; root: Uint8Array } | undefined;
+    if (records > 0) {
+      last = await this.record(records - 1);
+      if (last === undefined) {
+        records--;
+        if (records > 0) {
+          last = await this.record(records - 1);
+          if (last === undefined) {
+            fail("STORE_CORRUPT", `the store is corrupt: commit records ${records - 1} and ${records} both fail their checksum`);
+          }
+        }
+      }
+    }
+    const size = last?.mmrSize ?? 0;
+    if (nodesLength < 32 * size) {
+      fail("STORE_CORRUPT", `the store is corrupt: the node file holds ${Math.floor(nodesLength / 32)} nodes, the last commit ${size}`);
+    }
+    if (this.storage.writable && (logLength !== records * RECORD_BYTES || nodesLength !== 32 * size)) {
+      await this.storage.truncate(32 * size, records * RECORD_BYTES);
+    }
+    this.size = size;
+    this.records = records;
+    const peaks = peaksOf(leavesOrZero(size));
+    const hashes: Uint8Array[] = [];
+    for (const p of peaks) hashes.push(await this.readNode(p.position));
+    const root = bag(hashes);
+    if ((root === undefined) !== (last === undefined) || (root !== undefined && !equal(root, 0, last!.root, 0, 32))) {
+      fail("STORE_CORRUPT", `the store is corrupt: the peaks on disk do not bag to the root recorded for mmr_size ${size}`);
+    }
+    this.rootHash = root;
+    this.peakHeights = peaks.map((p) => p.height);
+    if (this.storage.writable) {
+      this.allocate();
+      hashes.forEach((h, k) => this.work!.set(h, 32 * k));
+    }
+  }
+
+  private allocate(): void {
+    // [peaks | peaks saved during an append | leaf staging | write buffer 0 | write buffer 1]
+    const bytes = 2 * 32 * MAX_PEAKS + 32 * CHUNK_LEAVES + 2 * (WRITE_BUFFER + 64 * 64);
+    this.work = new Uint8Array(bytes);
+    this.words = new Uint32Array(this.work.buffer);
+  }
+
+  private async record(i: number): Promise<{ mmrSize: number; root: Uint8Array } | undefined> {
+    return decodeRecord(await this.storage.readCommits(i * RECORD_BYTES, RECORD_BYTES), 0);
+  }
+
+  private async validRecord(i: number): Promise<{ mmrSize: number; root: Uint8Array }> {
+    return (await this.record(i)) ?? fail("STORE_CORRUPT", `the store is corrupt: commit record ${i} fails its checksum`);
+  }
+
+  private async readNode(position: number): Promise<Uint8Array> {
+    return this.storage.readNodes(32 * position, 32);
+  }
+
+  /** The storage's name (its directory for a file store). */
+  get name(): string {
+    return this.storage.name;
+  }
+
+  /** Whether this handle is the writer. */
+  get isWriter(): boolean {
+    return this.storage.writable;
+  }
+
+  /** The committed mmr_size (0 for an empty store). */
+  get mmrSize(): number {
+    return this.size;
+  }
+
+  /** The committed leaf count. */
+  get leafCount(): number {
+    return leavesOrZero(this.size);
+  }
+
+  /** Completed appends recorded in the commit log. */
+  get commitCount(): number {
+    return this.records;
+  }
+
+  /** The accumulator (32 bytes) this store belongs to, if recorded. */
+  get accumulator(): Uint8Array | undefined {
+    return this.meta?.slice();
+  }
+
+  /** The committed state; EMPTY for an empty store. */
+  state(): StoreCommit {
+    const root = this.rootHash ?? fail("EMPTY", "the store holds no leaves");
+    return { mmrSize: this.size, leafCount: this.leafCount, root: root.slice() };
+  }
+
+  /** The current root; EMPTY for an empty store. */
+  root(): Uint8Array {
+    return this.state().root;
+  }
+
+  /** OTHER_ACCUMULATOR if the store records an accumulator other than `id`; a store that
+   * records none belongs to any. */
+  expectAccumulator(id: BytesLike): void {
+    const want = bytes32(id, "accumulator");
+    if (this.meta !== undefined && !equal(this.meta, 0, want, 0, 32)) {
+      fail("OTHER_ACCUMULATOR", `the store belongs to accumulator ${hexFrom(this.meta)}, not ${hexFrom(want)}`);
+    }
+  }
+
+  /** Records the accumulator this store belongs to (atomically); the same id again is a no-op,
+   * another is OTHER_ACCUMULATOR. */
+  setAccumulator(id: BytesLike): Promise<void> {
+    return this.serialized(async () => {
+      this.writer();
+      this.expectAccumulator(id);
+      if (this.meta === undefined) {
+        const meta = bytes32(id, "accumulator").slice();
+        await this.storage.writeMeta(encodeMeta(meta));
+        this.meta = meta;
+      }
+    });
+  }
+
+  private writer(): void {
+    if (this.closed) fail("READ_ONLY", `${this.storage.name}: the store is closed`);
+    if (!this.storage.writable) fail("READ_ONLY", `${this.storage.name}: the store is open read-only`);
+  }
+
+  // Writes run one after another on a handle, never interleaved at their awaits.
+  private serialized<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.pending.then(op, op);
+    this.pending = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The node at MMR position `position` (below the committed size; else BEYOND_STORE). */
+  async node(position: number): Promise<Uint8Array> {
+    if (!Number.isSafeInteger(position) || position < 0 || position >= this.size) {
+      fail("BEYOND_STORE", `size ${position + 1} is beyond the store's committed mmr_size ${this.size}`);
+    }
+    return this.readNode(position);
+  }
+
+  /** Leaf `index` (below the committed leaf count; else INDEX_OUT_OF_RANGE). */
+  async leaf(index: number): Promise<Uint8Array> {
+    checkIndexes([index], this.leafCount);
+    return this.readNode(leafIndexToPosition(index));
+  }
+
+  /** The leaf count of `mmrSize`, which must be an MMR size (MMR_SIZE_INVALID) within the
+   * store (BEYOND_STORE). */
+  checkSize(mmrSize: number): number {
+    const leaves = leafCountOf(mmrSize);
+    if (mmrSize > this.size) fail("BEYOND_STORE", `size ${mmrSize} is beyond the store's committed mmr_size ${this.size}`);
+    return leaves;
+  }
+
+  /** The peaks of the MMR of size `mmrSize`, left to right. */
+  async peaksAt(mmrSize: number): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
+    for (const p of peaksOf(this.checkSize(mmrSize))) out.push(await this.readNode(p.position));
+    return out;
+  }
+
+  /** The root recorded for `mmrSize` if an append ended there (binary search of the log). */
+  async committedRoot(mmrSize: number): Promise<Uint8Array | undefined> {
+    let lo = 0;
+    let hi = this.records;
+    while (lo < hi) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const r = await this.validRecord(mid);
+      if (r.mmrSize === mmrSize) return r.root;
+      if (r.mmrSize < mmrSize) lo = mid + 1;
+      else hi = mid;
+    }
+    return undefined;
+  }
+
+  /** Every commit record, oldest first. */
+  async commits(): Promise<{ mmrSize: number; root: Uint8Array }[]> {
+    const out: { mmrSize: number; root: Uint8Array }[] = [];
+    for (let i = 0; i < this.records; i++) out.push(await this.validRecord(i));
+    return out;
+  }
+
+  /** The root of the MMR of size `mmrSize` (default: the committed size): its peaks bagged,
+   * checked against the recorded root when an append ended there. */
+  async rootAt(mmrSize: number = this.size): Promise<Uint8Array> {
+    const root = bag(await this.peaksAt(mmrSize)) ?? fail("EMPTY", "the store holds no leaves");
+    const recorded = await this.committedRoot(mmrSize);
+    if (recorded !== undefined && !equal(recorded, 0, root, 0, 32)) {
+      fail("STORE_CORRUPT", `the store is corrupt: the peaks at mmr_size ${mmrSize} do not bag to its recorded root`);
+    }
+    return root;
+  }
+
+  /**
+   * The proof of the leaves at `indexes` (strictly ascending) in the MMR of size `mmrSize`
+   * (default: the committed size), read from the nodes below that size: items in
+   * `MMR::gen_proof` order, equal to `Mmr.proof` and to the Rust store's. Checked against
+   * the root before it is returned (STORE_CORRUPT when a node on its path is damaged).
+   */
+  async proof(indexes: readonly number[], mmrSize: number = this.size): Promise<StoreProof> {
+    const leafCount = this.checkSize(mmrSize);
+    checkIndexes(indexes, leafCount);
+    const items: Uint8Array[] = [];
+    let trailingLeafless = 0;
+    for (const { peak, leaves } of leavesByPeak(indexes, leafCount)) {
+      if (leaves.length === 0) {
+        items.push(await this.readNode(peak.position));
+        trailingLeafless++;
+        continue;
+      }
+      trailingLeafless = 0;
+      for (const position of proofSiblings(leaves, peak.height)) items.push(await this.readNode(position));
+    }
+    if (trailingLeafless > 1) items.push(bag(items.splice(items.length - trailingLeafless))!);
+    const leaves = [];
+    for (const index of indexes) {
+      const position = leafIndexToPosition(index);
+      leaves.push({ index, position, value: await this.readNode(position) });
+    }
+    const proof: StoreProof = { mmrSize, leafCount, root: await this.rootAt(mmrSize), leaves, items };
+    const computed = proofRoot(proof);
+    if (computed === undefined || !equal(computed, 0, proof.root, 0, 32)) {
+      fail("STORE_CORRUPT", `the store is corrupt: the proof read from the store does not give the root at mmr_size ${mmrSize}`);
+    }
+    return proof;
+  }
+
+  /**
+   * Appends `leaves` (32-byte values, or one Uint8Array of 32 bytes per leaf back to back)
+   * and commits: nodes written and made durable, then the commit record. With
+   * `expectedRoot`, commits only if the new root is that one (ROOT_MISMATCH otherwise, the
+   * store unchanged). Zero leaves commit nothing. Returns the new state.
+   */
+  append(leaves: readonly BytesLike[] | Uint8Array, options: { expectedRoot?: BytesLike } = {}): Promise<StoreCommit> {
+    return this.serialized(() => this.appendNow(leaves, options.expectedRoot));
+  }
+
+  private async appendNow(input: readonly BytesLike[] | Uint8Array, expectedRoot?: BytesLike): Promise<StoreCommit> {
+    this.writer();
+    const expected = expectedRoot === undefined ? undefined : bytes32(expectedRoot, "expected root");
+    let packed: Uint8Array;
+    if (input instanceof Uint8Array) {
+      if (input.length % 32 !== 0) fail("BAD_LENGTH", `packed leaves must be 32 bytes each: ${input.length} bytes is not a multiple of 32`);
+      packed = input;
+    } else {
+      packed = new Uint8Array(32 * input.length);
+      input.forEach((leaf, i) => packed.set(bytes32(leaf, `leaf ${i}`), 32 * i));
+    }
+    const count = packed.length / 32;
+    if (count === 0) {
+      if (expected !== undefined && (this.rootHash === undefined || !equal(expected, 0, this.rootHash, 0, 32))) {
+        fail("ROOT_MISMATCH", `the store's root at mmr_size ${this.size} is ${this.rootHash ? hexFrom(this.rootHash) : "none"}, not the expected ${hexFrom(expected)}: nothing appended`);
+      }
+      return this.state();
+    }
+    const newLeaves = this.leafCount + count;
+    const newSize = mmrSizeOf(newLeaves);
+    if (newSize > MAX_MMR_SIZE) fail("MMR_SIZE_INVALID", `mmr_size ${newSize} would be above 2^50`);
+    const work = this.work!;
+    const savedPeaks = 32 * MAX_PEAKS;
+    work.copyWithin(savedPeaks, 0, 32 * MAX_PEAKS);
+    const savedHeights = this.peakHeights.slice();
+    try {
+      await this.writeNodes(packed);
+      const hashes = this.peakHeights.map((_, k) => work.slice(32 * k, 32 * k + 32));
+      const root = bag(hashes)!;
+      if (expected !== undefined && !equal(expected, 0, root, 0, 32)) {
+        fail("ROOT_MISMATCH", `the leaves give root ${hexFrom(root)} at mmr_size ${newSize}, not the expected ${hexFrom(expected)}: nothing appended`);
+      }
+      await this.storage.syncNodes();
+      await this.storage.writeCommit(this.records * RECORD_BYTES, encodeRecord(newSize, root));
+      this.size = newSize;
+      this.records++;
+      this.rootHash = root;
+      return this.state();
+    } catch (e) {
+      work.copyWithin(0, savedPeaks, 2 * savedPeaks);
+      this.peakHeights = savedHeights;
+      // Best effort: the next open cuts the same bytes if this fails.
+      await this.storage.truncate(32 * this.size, RECORD_BYTES * this.records).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  // Hashes the leaves chunk by chunk into the two write buffers in turn, each written while
+  // the next is hashed, and leaves the new peaks in `work`.
+  private async writeNodes(packed: Uint8Array): Promise<void> {
+    const work = this.work!;
+    const words = this.words!;
+    const heights = this.peakHeights;
+    const stage = 2 * 32 * MAX_PEAKS;
+    const buffers = [stage + 32 * CHUNK_LEAVES, stage + 32 * CHUNK_LEAVES + WRITE_BUFFER + 64 * 64];
+    const count = packed.length / 32;
+    let offset = 32 * this.size;
+    let writing: Promise<void> = Promise.resolve();
+    let turn = 0;
+    for (let start = 0; start < count; start += CHUNK_LEAVES) {
+      const end = Math.min(count, start + CHUNK_LEAVES);
+      work.set(packed.subarray(32 * start, 32 * end), stage);
+      const base = buffers[turn];
+      let w = base;
+      for (let i = 0, leaf = stage; i < end - start; i++, leaf += 32) {
+        work.copyWithin(w, leaf, leaf + 32);
+        let node = w;
+        w += 32;
+        // Each carry merges the peak of equal height on the left with the new node; the
+        // parent follows its right child in position order.
+        let height = 0;
+        while (heights.length > 0 && heights[heights.length - 1] === height) {
+          const left = 32 * (heights.length - 1);
+          if (LITTLE_ENDIAN) mergeWords(words, left >>> 2, node >>> 2, w >>> 2);
+          else mergeInto(work, left, work, node, work, w);
+          heights.pop();
+          node = w;
+          w += 32;
+          height++;
+        }
+        work.copyWithin(32 * heights.length, node, node + 32);
+        heights.push(height);
+      }
+      await writing;
+      writing = this.storage.writeNodes(offset, work.subarray(base, w));
+      offset += w - base;
+      turn ^= 1;
+    }
+    await writing;
+  }
+
+  /**
+   * Rehashes the whole store: every inner node against the merge of its children, every
+   * record's root against the bagging of the peaks at its size, every record's checksum.
+   * STORE_CORRUPT names the first disagreement. One pass, about one merge per leaf.
+   */
+  async check(): Promise<StoreCheckReport> {
+    const report: StoreCheckReport = { nodes: 0, leaves: 0, commits: 0 };
+    let chunk: Uint8Array = new Uint8Array(0);
+    let chunkStart = 0;
+    const node = async (pos: number): Promise<Uint8Array> => {
+      if (pos >= chunkStart + chunk.length / 32) {
+        chunkStart = pos;
+        const n = Math.min(WRITE_BUFFER / 32, this.size - pos);
+        chunk = await this.storage.readNodes(32 * pos, 32 * n);
+      }
+      return chunk.subarray(32 * (pos - chunkStart), 32 * (pos - chunkStart) + 32);
+    };
+    let recordNo = 0;
+    let log: Uint8Array = new Uint8Array(0);
+    let logStart = 0;
+    const nextRecord = async (): Promise<{ mmrSize: number; root: Uint8Array } | undefined> => {
+      if (recordNo === this.records) return undefined;
+      if (recordNo >= logStart + log.length / RECORD_BYTES) {
+        logStart = recordNo;
+        const n = Math.min(4096, this.records - recordNo);
+        log = await this.storage.readCommits(RECORD_BYTES * recordNo, RECORD_BYTES * n);
+      }
+      const r = decodeRecord(log, RECORD_BYTES * (recordNo - logStart));
+      if (r === undefined) fail("STORE_CORRUPT", `the store is corrupt: commit record ${recordNo} fails its checksum`);
+      recordNo++;
+      return r;
+    };
+    const peaks: { height: number; hash: Uint8Array }[] = [];
+    let pending = await nextRecord();
+    let pos = 0;
+    const computed = new Uint8Array(32);
+    while (pos < this.size) {
+      let hash = (await node(pos)).slice();
+      pos++;
+      report.leaves++;
+      let height = 0;
+      while (peaks.length > 0 && peaks[peaks.length - 1].height === height) {
+        const left = peaks.pop()!.hash;
+        if (pos >= this.size) fail("STORE_CORRUPT", `the store is corrupt: node ${pos} is missing from the node file`);
+        const stored = await node(pos);
+        mergeInto(left, 0, hash, 0, computed, 0);
+        if (!equal(stored, 0, computed, 0, 32)) fail("STORE_CORRUPT", `the store is corrupt: node ${pos} is not the merge of its children`);
+        hash = stored.slice();
+        pos++;
+        height++;
+      }
+      peaks.push({ height, hash });
+      while (pending !== undefined && pending.mmrSize <= pos) {
+        if (pending.mmrSize < pos) {
+          fail("STORE_CORRUPT", `the store is corrupt: commit record ${recordNo - 1} (mmr_size ${pending.mmrSize}) is out of order`);
+        }
+        const root = bag(peaks.map((p) => p.hash))!;
+        if (!equal(root, 0, pending.root, 0, 32)) {
+          fail("STORE_CORRUPT", `the store is corrupt: the nodes give another root than the one recorded at mmr_size ${pending.mmrSize}`);
+        }
+        report.commits++;
+        pending = await nextRecord();
+      }
+    }
+    if (pending !== undefined) {
+      fail("STORE_CORRUPT", `the store is corrupt: commit record ${recordNo - 1} (mmr_size ${pending.mmrSize}) is beyond the node file`);
+    }
+    report.nodes = pos;
+    return report;
+  }
+
+  /** Waits for a running append, then releases the writer lock and the storage's handles. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.pending;
+    this.closed = true;
+    await this.storage.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Files, for Node.
+
+/** File names inside a store directory (the Rust store's, plus the kit's writer lock). */
+export const STORE_FILES = {
+  meta: "meta",
+  nodes: "nodes",
+  commits: "commits",
+  /** The Rust writer's flock file. */
+  lock: "lock",
+  /** The kit's writer lock: "PID HOSTNAME", created with O_EXCL. */
+  pidLock: "lock.pid",
+} as const;
+
+function ioError(what: string, e: unknown): MmrLockError {
+  if (e instanceof MmrLockError) return e;
+  return new MmrLockError("STORE_IO", `${what}: ${(e as Error).message}`);
+}
+
+function errno(e: unknown): string | undefined {
+  return (e as { code?: string }).code;
+}
+
+/**
+ * The store's files in directory `dir` for Node, the same files the Rust store uses.
+ * `writer: true` takes the writer lock (STORE_LOCKED if another writer has it); `create:
+ * true` makes the directory if missing (for `MmrStore.create`). A reader takes no lock.
+ *
+ * One writer. Node has no flock(2), so the kit's writer lock is the file `lock.pid`, created
+ * with O_EXCL (atomic: of two processes creating it, one fails) and holding "PID HOSTNAME".
+ * A writer killed without closing leaves it behind; the next writer on the same host finds
+ * that PID gone (`kill(pid, 0)` fails with ESRCH) and takes the stale lock over: it renames
+ * the file to a name of its own first (atomic: of two processes doing so, one gets it) and
+ * checks it renamed the stale content, not a fresh lock taken meanwhile, which it puts back.
+ * A lock naming another host is never taken over (its PID cannot be checked from here). A
+ * PID reused by an unrelated process makes a stale lock look held: a false STORE_LOCKED,
+ * never two writers; remove `lock.pid` by hand then. On Linux the kit also refuses while a
+ * Rust writer holds its flock on `lock` (read from /proc/locks). The Rust store does not read
+ * `lock.pid`: do not run a Rust writer on a store a kit writer has open.
+ */
+export async function fileStorage(dir: string, options: { writer?: boolean; create?: boolean } = {}): Promise<StoreStorage> {
+  const fs = await import("node:fs");
+  const path = await import("node:path");
+  const os = await import("node:os");
+  const writable = options.writer === true || options.create === true;
+  const file = (name: string) => path.join(dir, name);
+  const metaPath = file(STORE_FILES.meta);
+
+  const isStore = () => {
+    try {
+      return fs.statSync(metaPath).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const notAStore = (): never => {
+    let why = "no meta file";
+    try {
+      if (!fs.statSync(dir).isDirectory()) why = "not a directory";
+    } catch {
+      why = "no such directory";
+    }
+    return fail("NOT_A_STORE", `${dir} is not an MMR store: ${why}`);
+  };
+
+  let releaseLock: (() => void) | undefined;
+  if (options.create === true) {
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+    } catch (e) {
+      throw ioError(`creating ${dir}`, e);
+    }
+    releaseLock = takeWriterLock(fs, os.hostname(), dir, file(STORE_FILES.pidLock), file(STORE_FILES.lock));
+    if (isStore()) {
+      releaseLock();
+      fail("ALREADY_A_STORE", `${dir} is already an MMR store`);
+    }
+  } else {
+    // Refused before any lock file is made: a directory that is not a store stays as it is.
+    if (!isStore()) notAStore();
+    if (writable) releaseLock = takeWriterLock(fs, os.hostname(), dir, file(STORE_FILES.pidLock), file(STORE_FILES.lock));
+  }
+
+  const openData = async (name: string) => {
+    try {
+      const handle = await fs.promises.open(file(name), options.create === true ? "w+" : writable ? "r+" : "r");
+      if (options.create === true) await handle.sync();
+      return handle;
+    } catch (e) {
+      if (errno(e) === "ENOENT") fail("STORE_CORRUPT", `the store is corrupt: ${name} is missing`);
+      throw ioError(`opening ${file(name)}`, e);
+    }
+  };
+  let nodesHandle: import("node:fs/promises").FileHandle;
+  let commitsHandle: import("node:fs/promises").FileHandle;
+  try {
+    nodesHandle = await openData(STORE_FILES.nodes);
+    commitsHandle = await openData(STORE_FILES.commits).catch(async (e) => {
+      await nodesHandle.close();
+      throw e;
+    });
+  } catch (e) {
+    releaseLock?.();
+    throw e;
+  }
+  // Reads and the small writes are synchronous calls on the descriptors (a few microseconds
+  // each); only node writes go through the thread pool.
+  const nodes = nodesHandle.fd;
+  const commits = commitsHandle.fd;
+
+  const readExactly = (fd: number, offset: number, length: number, what: string): Uint8Array => {
+    const out = new Uint8Array(length);
+    let done = 0;
+    while (done < length) {
+      let n: number;
+      try {
+        n = fs.readSync(fd, out, done, length - done, offset + done);
+      } catch (e) {
+        throw ioError(`reading ${what}`, e);
+      }
+      if (n === 0) break;
+      done += n;
+    }
+    if (done < length) {
+      const missing = what === "the node file" ? `node ${Math.floor((offset + done) / 32)} is missing from the node file` : `${what} is shorter than expected`;
+      fail("STORE_CORRUPT", `the store is corrupt: ${missing}`);
+    }
+    return out;
+  };
+
+  return {
+    name: dir,
+    writable,
+    async readMeta() {
+      try {
+        return new Uint8Array(fs.readFileSync(metaPath));
+      } catch (e) {
+        if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return undefined;
+        throw ioError(`reading ${metaPath}`, e);
+      }
+    },
+    async writeMeta(meta) {
+      const tmp = file(`${STORE_FILES.meta}.tmp`);
+      try {
+        const fd = fs.openSync(tmp, "w");
+        fs.writeSync(fd, meta);
+        fs.fsyncSync(fd);
+        fs.closeSync(fd);
+        fs.renameSync(tmp, metaPath);
+        const dirFd = fs.openSync(dir, "r");
+        fs.fsyncSync(dirFd);
+        fs.closeSync(dirFd);
+      } catch (e) {
+        throw ioError(`writing ${metaPath}`, e);
+      }
+    },
+    async lengths() {
+      try {
+        return { nodes: fs.fstatSync(nodes).size, commits: fs.fstatSync(commits).size };
+      } catch (e) {
+        throw ioError(`reading the lengths of ${dir}'s files`, e);
+      }
+    },
+    async readNodes(offset, length) {
+      return readExactly(nodes, offset, length, "the node file");
+    },
+    async writeNodes(offset, bytes) {
+      // Asynchronous: the write runs on libuv's thread pool while the next chunk is hashed.
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesWritten } = await nodesHandle
+          .write(bytes, done, bytes.length - done, offset + done)
+          .catch((e: unknown) => {
+            throw ioError("writing the node file", e);
+          });
+        done += bytesWritten;
+      }
+    },
+    async syncNodes() {
+      await nodesHandle.datasync().catch((e: unknown) => {
+        throw ioError("syncing the node file", e);
+      });
+    },
+    async readCommits(offset, length) {
+      return readExactly(commits, offset, length, "the commit log");
+    },
+    async writeCommit(offset, record) {
+      try {
+        fs.writeSync(commits, record, 0, record.length, offset);
+        fs.fdatasyncSync(commits);
+      } catch (e) {
+        throw ioError("writing the commit log", e);
+      }
+    },
+    async truncate(nodesLength, commitsLength) {
+      try {
+        if (fs.fstatSync(commits).size !== commitsLength) {
+          fs.ftruncateSync(commits, commitsLength);
+          fs.fsyncSync(commits);
+        }
+        if (fs.fstatSync(nodes).size !== nodesLength) {
+          fs.ftruncateSync(nodes, nodesLength);
+          fs.fsyncSync(nodes);
+        }
+      } catch (e) {
+        throw ioError(`cutting ${dir}'s files back`, e);
+      }
+    },
+    async close() {
+      await nodesHandle.close().catch(() => undefined);
+      await commitsHandle.close().catch(() => undefined);
+      releaseLock?.();
+      releaseLock = undefined;
+    },
+  };
+}
+
+type Fs = typeof import("node:fs");
+
+// Whether process `pid` exists on this host (EPERM: it does, under another user).
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errno(e) !== "ESRCH";
+  }
+}
+
+// Takes the kit's writer lock (see fileStorage); returns its release.
+function takeWriterLock(fs: Fs, host: string, dir: string, pidLock: string, flockFile: string): () => void {
+  const mine = `${process.pid} ${host}\n`;
+  const locked = (why: string): never =>
+    fail("STORE_LOCKED", `${dir} is locked by another writer (${why}; one writer at a time, readers may open it read-only)`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = fs.openSync(pidLock, "wx");
+      try {
+        fs.writeSync(fd, mine);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      break;
+    } catch (e) {
+      if (errno(e) !== "EEXIST") throw ioError(`creating ${pidLock}`, e);
+    }
+    let held: string;
+    try {
+      held = fs.readFileSync(pidLock, "utf8");
+    } catch (e) {
+      if (errno(e) === "ENOENT" && attempt < 3) continue; // released meanwhile
+      throw ioError(`reading ${pidLock}`, e);
+    }
+    const [pidText, holderHost] = held.trim().split(" ");
+    const pid = Number(pidText);
+    if (attempt >= 3 || !Number.isSafeInteger(pid) || pid <= 0 || holderHost !== host || pid === process.pid || alive(pid)) {
+      locked(pid === process.pid ? "this process already has it open" : `${pidLock}: ${held.trim() || "empty"}`);
+    }
+    // Stale: take it over by renaming it to a name of our own, then make sure that was the
+    // stale file and not a lock another process took in between.
+    const claimed = `${pidLock}.stale.${process.pid}`;
+    try {
+      fs.renameSync(pidLock, claimed);
+    } catch (e) {
+      if (errno(e) === "ENOENT") continue;
+      throw ioError(`taking over ${pidLock}`, e);
+    }
+    const got = fs.readFileSync(claimed, "utf8");
+    if (got !== held) {
+      try {
+        fs.linkSync(claimed, pidLock);
+      } catch {
+        // someone else holds a newer one: theirs stays
+      }
+      fs.rmSync(claimed, { force: true });
+      locked(`${pidLock}: ${got.trim()}`);
+    }
+    fs.rmSync(claimed, { force: true });
+  }
+  const release = () => {
+    try {
+      if (fs.readFileSync(pidLock, "utf8") === mine) fs.rmSync(pidLock, { force: true });
+    } catch {
+      // gone already
+    }
+  };
+  if (rustWriterHolds(fs, flockFile)) {
+    release();
+    locked(`a Rust writer holds the flock on ${flockFile}`);
+  }
+  return release;
+}
+
+// Linux: whether some process holds a flock on `file` (the Rust writer's lock), from
+// /proc/locks ("N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE START END"). False where there
+// is no /proc/locks or no such file.
+function rustWriterHolds(fs: Fs, file: string): boolean {
+  let stat: import("node:fs").BigIntStats;
+  let table: string;
+  try {
+    stat = fs.statSync(file, { bigint: true });
+    table = fs.readFileSync("/proc/locks", "utf8");
+  } catch {
+    return false;
+  }
+  const dev = stat.dev;
+  const major = Number(((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn));
+  const minor = Number((dev & 0xffn) | ((dev >> 12n) & 0xffffff00n));
+  for (const line of table.split("\n")) {
+    const f = line.trim().split(/\s+/);
+    if (f[1] !== "FLOCK") continue;
+    const [maj, min, ino] = (f[5] ?? "").split(":");
+    if (ino !== undefined && BigInt(ino) === stat.ino && parseInt(maj, 16) === major && parseInt(min, 16) === minor) return true;
+  }
+  return false;
+}
+
+/** Creates an empty store in directory `dir` (made if missing) and opens it as the writer. */
+export async function createFileStore(dir: string, accumulator?: BytesLike): Promise<MmrStore> {
+  const storage = await fileStorage(dir, { create: true });
+  try {
+    return await MmrStore.create(storage, accumulator);
+  } catch (e) {
+    await storage.close();
+    throw e;
+  }
+}
+
+/** Opens the store in directory `dir`: as its one writer, or with `readOnly: true` as a reader
+ * (no lock; sees what was committed when it opened). */
+export async function openFileStore(dir: string, options: { readOnly?: boolean } = {}): Promise<MmrStore> {
+  const storage = await fileStorage(dir, { writer: options.readOnly !== true });
+  try {
+    return await MmrStore.open(storage);
+  } catch (e) {
+    await storage.close();
+    throw e;
+  }
+}
