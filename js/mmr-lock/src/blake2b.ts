@@ -1,8 +1,11 @@
 // The MMR's merge: blake2b-256, personalization "ckb-default-hash", over left || right
 // (exactly 64 bytes, one compression). CCC's `hashCkb` computes the same hash for any input;
-// this kernel exists because an MMR of a million leaves needs two million merges, and a
-// specialised single-block compression on 32-bit words is several times faster than a
-// general hasher that returns hex strings. test/blake2b.test.ts holds it against hashCkb.
+// these kernels exist because an MMR of a million leaves needs two million merges, and a
+// specialised single-block compression is many times faster than a general hasher that
+// returns hex strings. Two kernels: a WebAssembly function generated below (64-bit words are
+// native there) and the JavaScript one on 32-bit halves, kept for hosts where WebAssembly
+// cannot be compiled. `MERGE_KERNEL` says which one runs; test/blake2b.test.ts holds both
+// against hashCkb.
 
 // BLAKE2b IV as (low, high) 32-bit halves of each 64-bit word.
 const IV = new Uint32Array([
@@ -328,12 +331,9 @@ function loadWords(src: Uint8Array, srcOffset: number, dst: number): void {
   }
 }
 
-/**
- * merge(left, right) = blake2b-256 "ckb-default-hash" of the 64 bytes left || right, where
- * left is `a[aOffset .. aOffset + 32]` and right is `b[bOffset .. bOffset + 32]`; the digest
- * is written to `out[outOffset .. outOffset + 32]` (which may overlap either input).
- */
-export function mergeInto(
+// The JavaScript kernel: the 64 bytes a[aOffset..+32] || b[bOffset..+32] hashed, the digest
+// written to out[outOffset..+32] (which may overlap either input: both are read first).
+function jsMergeInto(
   a: Uint8Array,
   aOffset: number,
   b: Uint8Array,
@@ -358,17 +358,229 @@ export function mergeInto(
  * their words as blake2b does (true on x86 and ARM). */
 export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/**
- * [`mergeInto`] on 32-bit word views, for little-endian hosts only: the hashes are the 8
- * words at `w[left..]` and `w[right..]`, the digest goes to `w[out..out + 8]`.
- */
-export function mergeWords(w: Uint32Array, left: number, right: number, out: number): void {
+// The JavaScript kernel on word views (little-endian hosts): hashes at w[left..], w[right..].
+function jsMergeWords(w: Uint32Array, left: number, right: number, out: number): void {
   for (let i = 0; i < 8; i++) {
     m[i] = w[left + i];
     m[8 + i] = w[right + i];
   }
   compress();
   for (let i = 0; i < 8; i++) w[out + i] = dw[i];
+}
+
+// The WebAssembly kernel. Its module is generated here, instruction by instruction, rather
+// than shipped as a binary: one function merge(left, right, out) on byte offsets into an
+// imported memory; the 16 state words and 8 message words in i64 locals; all 12 rounds
+// unrolled with the message schedule resolved at generation time (words 8..15 of a 64-byte
+// input's block are zero, so their additions are left out); the 32-byte digest stored
+// little endian, as blake2b defines it, whatever the host's byte order. It reads all 64
+// input bytes before it writes, so `out` may overlap either input.
+
+// Unsigned LEB128 of a small non-negative integer.
+function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+
+// Signed LEB128 of the 64-bit word with 32-bit halves (lo, hi), as i64.const takes it.
+function sleb64(lo: number, hi: number): number[] {
+  let v = BigInt.asIntN(64, (BigInt(hi >>> 0) << 32n) | BigInt(lo >>> 0));
+  const out: number[] = [];
+  for (;;) {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) {
+      out.push(b);
+      return out;
+    }
+    out.push(b | 0x80);
+  }
+}
+
+/** The merge kernel's WebAssembly module (imports env.memory, exports merge(left, right, out)). */
+export function kernelModuleBytes(): Uint8Array<ArrayBuffer> {
+  const c: number[] = [];
+  const get = (i: number) => c.push(0x20, ...uleb(i)); // local.get
+  const set = (i: number) => c.push(0x21, ...uleb(i)); // local.set
+  const konst = (lo: number, hi: number) => c.push(0x42, ...sleb64(lo, hi)); // i64.const
+  const ADD = 0x7c, XOR = 0x85, ROTR = 0x8a, LOAD = 0x29, STORE = 0x37; // i64 ops
+  // Locals: parameters 0 (left), 1 (right), 2 (out); message words 3..10; state 11..26.
+  const M = (i: number) => 3 + i;
+  const V = (i: number) => 11 + i;
+  for (let i = 0; i < 8; i++) {
+    get(i < 4 ? 0 : 1);
+    c.push(LOAD, 3, ...uleb(8 * (i % 4)));
+    set(M(i));
+  }
+  for (let i = 0; i < 8; i++) {
+    konst(H0[2 * i], H0[2 * i + 1]);
+    set(V(i));
+  }
+  for (let i = 0; i < 8; i++) {
+    let lo = IV[2 * i];
+    let hi = IV[2 * i + 1];
+    if (i === 4) lo = (lo ^ 64) >>> 0; // the byte counter t = 64
+    if (i === 6) {
+      // the final-block flag
+      lo = ~lo >>> 0;
+      hi = ~hi >>> 0;
+    }
+    konst(lo, hi);
+    set(V(8 + i));
+  }
+  // Half of G: a += b + m[x]; d = (d ^ a) >>> r1; c += d; b = (b ^ c) >>> r2.
+  const half = (a: number, b: number, cc: number, d: number, x: number, r1: number, r2: number) => {
+    get(V(a));
+    get(V(b));
+    c.push(ADD);
+    if (x < 8) {
+      get(M(x));
+      c.push(ADD);
+    }
+    set(V(a));
+    get(V(d));
+    get(V(a));
+    c.push(XOR);
+    konst(r1, 0);
+    c.push(ROTR);
+    set(V(d));
+    get(V(cc));
+    get(V(d));
+    c.push(ADD);
+    set(V(cc));
+    get(V(b));
+    get(V(cc));
+    c.push(XOR);
+    konst(r2, 0);
+    c.push(ROTR);
+    set(V(b));
+  };
+  const g = (a: number, b: number, cc: number, d: number, x: number, y: number) => {
+    half(a, b, cc, d, x, 32, 24);
+    half(a, b, cc, d, y, 16, 63);
+  };
+  for (let r = 0; r < 12; r++) {
+    const s = SIGMA[r % 10];
+    g(0, 4, 8, 12, s[0], s[1]);
+    g(1, 5, 9, 13, s[2], s[3]);
+    g(2, 6, 10, 14, s[4], s[5]);
+    g(3, 7, 11, 15, s[6], s[7]);
+    g(0, 5, 10, 15, s[8], s[9]);
+    g(1, 6, 11, 12, s[10], s[11]);
+    g(2, 7, 8, 13, s[12], s[13]);
+    g(3, 4, 9, 14, s[14], s[15]);
+  }
+  for (let i = 0; i < 4; i++) {
+    get(2);
+    konst(H0[2 * i], H0[2 * i + 1]);
+    get(V(i));
+    c.push(XOR);
+    get(V(8 + i));
+    c.push(XOR);
+    c.push(STORE, 3, ...uleb(8 * i));
+  }
+  c.push(0x0b); // end
+  const body = [1, 24, 0x7e, ...c]; // one run of 24 i64 locals
+  const section = (id: number, bytes: number[]) => [id, ...uleb(bytes.length), ...bytes];
+  const name = (text: string) => [text.length, ...Array.from(text, (ch) => ch.charCodeAt(0))];
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+    ...section(1, [1, 0x60, 3, 0x7f, 0x7f, 0x7f, 0]), // type 0: (i32, i32, i32) -> ()
+    ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 0x01]), // memory, min 1 page
+    ...section(3, [1, 0]), // function 0 has type 0
+    ...section(7, [1, ...name("merge"), 0x00, 0x00]), // exported as "merge"
+    ...section(10, [1, ...uleb(body.length), ...body]),
+  ]);
+}
+
+// The compiled module; undefined where WebAssembly is missing or refused (a content security
+// policy, a browser main thread's size limit on synchronous compilation).
+const KERNEL_MODULE: WebAssembly.Module | undefined = (() => {
+  try {
+    return new WebAssembly.Module(kernelModuleBytes());
+  } catch {
+    return undefined;
+  }
+})();
+
+/** The merge kernel `merge`, `mergeInto`, `mergeWords` and new arenas run: "wasm" wherever
+ * WebAssembly compiles, else "js". */
+export const MERGE_KERNEL: "wasm" | "js" = KERNEL_MODULE === undefined ? "js" : "wasm";
+
+/**
+ * Bytes that merge nodes held inside them: `merge(left, right, out)` writes the merge of the
+ * 32 bytes at `bytes[left..]` and `bytes[right..]` to `bytes[out..]` (offsets multiples of
+ * 4; `out` may equal either input). On the WebAssembly kernel the bytes are the kernel's own
+ * memory, so a caller that keeps its nodes there (the store's appends) copies nothing in or
+ * out. The bytes never move or grow.
+ */
+export interface MergeArena {
+  readonly bytes: Uint8Array;
+  readonly kernel: "wasm" | "js";
+  merge(left: number, right: number, out: number): void;
+}
+
+/** A zeroed arena of at least `size` bytes on `kernel` (default MERGE_KERNEL; the tests
+ * run both). */
+export function mergeArena(size: number, kernel: "wasm" | "js" = MERGE_KERNEL): MergeArena {
+  if (kernel === "wasm" && KERNEL_MODULE !== undefined) {
+    const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(size / 65536)) });
+    const instance = new WebAssembly.Instance(KERNEL_MODULE, { env: { memory } });
+    const merge = instance.exports.merge as (left: number, right: number, out: number) => void;
+    return { bytes: new Uint8Array(memory.buffer), kernel: "wasm", merge };
+  }
+  const bytes = new Uint8Array(Math.max(96, Math.ceil(size / 4) * 4));
+  if (LITTLE_ENDIAN) {
+    const words = new Uint32Array(bytes.buffer);
+    return { bytes, kernel: "js", merge: (l, r, o) => jsMergeWords(words, l >>> 2, r >>> 2, o >>> 2) };
+  }
+  return { bytes, kernel: "js", merge: (l, r, o) => jsMergeInto(bytes, l, bytes, r, bytes, o) };
+}
+
+// The arena behind merge, mergeInto and mergeWords: inputs at 0 and 32, the digest at 64.
+const SCRATCH = mergeArena(96);
+const scratch = SCRATCH.bytes;
+const scratchWords = new Uint32Array(scratch.buffer, 0, 24);
+const scratchMerge = SCRATCH.merge;
+
+/**
+ * merge(left, right) = blake2b-256 "ckb-default-hash" of the 64 bytes left || right, where
+ * left is `a[aOffset .. aOffset + 32]` and right is `b[bOffset .. bOffset + 32]`; the digest
+ * is written to `out[outOffset .. outOffset + 32]` (which may overlap either input).
+ */
+export function mergeInto(
+  a: Uint8Array,
+  aOffset: number,
+  b: Uint8Array,
+  bOffset: number,
+  out: Uint8Array,
+  outOffset: number,
+): void {
+  for (let i = 0; i < 32; i++) {
+    scratch[i] = a[aOffset + i];
+    scratch[32 + i] = b[bOffset + i];
+  }
+  scratchMerge(0, 32, 64);
+  for (let i = 0; i < 32; i++) out[outOffset + i] = scratch[64 + i];
+}
+
+/**
+ * [`mergeInto`] on 32-bit word views, for little-endian hosts only: the hashes are the 8
+ * words at `w[left..]` and `w[right..]`, the digest goes to `w[out..out + 8]`.
+ */
+export function mergeWords(w: Uint32Array, left: number, right: number, out: number): void {
+  for (let i = 0; i < 8; i++) {
+    scratchWords[i] = w[left + i];
+    scratchWords[8 + i] = w[right + i];
+  }
+  scratchMerge(0, 32, 64);
+  for (let i = 0; i < 8; i++) w[out + i] = scratchWords[16 + i];
 }
 
 /** merge(left, right) as a new 32-byte array. */
