@@ -13,7 +13,7 @@
 // browser; `fileStorage` imports node:fs when called.
 
 import { bytesFrom, hashCkb, hexFrom, type BytesLike } from "@ckb-ccc/core";
-import { LITTLE_ENDIAN, mergeInto, mergeWords } from "./blake2b.js";
+import { mergeArena, mergeInto, type MergeArena } from "./blake2b.js";
 import { MmrLockError, type MmrLockErrorCode } from "./errors.js";
 import { bytes32, checkIndexes, type MmrProof } from "./mmr.js";
 import { bit, leafCountOf, leafIndexToPosition, leavesByPeak, mmrSizeOf, MAX_MMR_SIZE, peaksOf, proofSiblings, writeU32, writeU64 } from "./positions.js";
@@ -256,11 +256,10 @@ export class MmrStore {
   private size = 0;
   private records = 0;
   private rootHash: Uint8Array | undefined;
-  // The committed peaks, left to right: their hashes (32 bytes each, in `work` at offset
-  // 32 k) and heights. `work` also holds the staging area and the two write buffers.
+  // The committed peaks, left to right: their heights, and their hashes at 32 k in the
+  // writer's arena, which also holds the leaf staging area and the two write buffers.
   private peakHeights: number[] = [];
-  private work: Uint8Array | undefined;
-  private words: Uint32Array | undefined;
+  private arena: MergeArena | undefined;
   private pending: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -330,16 +329,10 @@ export class MmrStore {
     this.rootHash = root;
     this.peakHeights = peaks.map((p) => p.height);
     if (this.storage.writable) {
-      this.allocate();
-      hashes.forEach((h, k) => this.work!.set(h, 32 * k));
+      // [peaks | peaks saved during an append | leaf staging | write buffer 0 | write buffer 1]
+      this.arena = mergeArena(2 * 32 * MAX_PEAKS + 32 * CHUNK_LEAVES + 2 * WRITE_BUFFER);
+      hashes.forEach((h, k) => this.arena!.bytes.set(h, 32 * k));
     }
-  }
-
-  private allocate(): void {
-    // [peaks | peaks saved during an append | leaf staging | write buffer 0 | write buffer 1]
-    const bytes = 2 * 32 * MAX_PEAKS + 32 * CHUNK_LEAVES + 2 * (WRITE_BUFFER + 64 * 64);
-    this.work = new Uint8Array(bytes);
-    this.words = new Uint32Array(this.work.buffer);
   }
 
   private async record(i: number): Promise<{ mmrSize: number; root: Uint8Array } | undefined> {
@@ -352,6 +345,22 @@ export class MmrStore {
 
   private async readNode(position: number): Promise<Uint8Array> {
     return this.storage.readNodes(32 * position, 32);
+  }
+
+  // The nodes at `positions`, read in position order with one read per run of nodes that
+  // lie within 4 KiB of each other: a proof's lower siblings sit next to their leaves.
+  private async readMany(positions: readonly number[]): Promise<Map<number, Uint8Array>> {
+    const sorted = [...new Set(positions)].sort((a, b) => a - b);
+    const out = new Map<number, Uint8Array>();
+    for (let i = 0; i < sorted.length; ) {
+      let j = i + 1;
+      while (j < sorted.length && sorted[j] - sorted[i] < 128) j++;
+      const first = sorted[i];
+      const bytes = await this.storage.readNodes(32 * first, 32 * (sorted[j - 1] - first + 1));
+      for (let k = i; k < j; k++) out.set(sorted[k], bytes.subarray(32 * (sorted[k] - first), 32 * (sorted[k] - first) + 32));
+      i = j;
+    }
+    return out;
   }
 
   /** The storage's name (its directory for a file store). */
@@ -483,6 +492,9 @@ export class MmrStore {
   /** The root of the MMR of size `mmrSize` (default: the committed size): its peaks bagged,
    * checked against the recorded root when an append ended there. */
   async rootAt(mmrSize: number = this.size): Promise<Uint8Array> {
+    // The committed root was checked against the peaks when the store opened (or computed
+    // from them by this writer).
+    if (mmrSize === this.size && this.rootHash !== undefined) return this.rootHash.slice();
     const root = bag(await this.peaksAt(mmrSize)) ?? fail("EMPTY", "the store holds no leaves");
     const recorded = await this.committedRoot(mmrSize);
     if (recorded !== undefined && !equal(recorded, 0, root, 0, 32)) {
@@ -500,23 +512,22 @@ export class MmrStore {
   async proof(indexes: readonly number[], mmrSize: number = this.size): Promise<StoreProof> {
     const leafCount = this.checkSize(mmrSize);
     checkIndexes(indexes, leafCount);
-    const items: Uint8Array[] = [];
+    const itemPositions: number[] = [];
     let trailingLeafless = 0;
     for (const { peak, leaves } of leavesByPeak(indexes, leafCount)) {
       if (leaves.length === 0) {
-        items.push(await this.readNode(peak.position));
+        itemPositions.push(peak.position);
         trailingLeafless++;
         continue;
       }
       trailingLeafless = 0;
-      for (const position of proofSiblings(leaves, peak.height)) items.push(await this.readNode(position));
+      for (const position of proofSiblings(leaves, peak.height)) itemPositions.push(position);
     }
+    const leafPositions = indexes.map(leafIndexToPosition);
+    const nodes = await this.readMany([...itemPositions, ...leafPositions]);
+    const items = itemPositions.map((p) => nodes.get(p)!);
     if (trailingLeafless > 1) items.push(bag(items.splice(items.length - trailingLeafless))!);
-    const leaves = [];
-    for (const index of indexes) {
-      const position = leafIndexToPosition(index);
-      leaves.push({ index, position, value: await this.readNode(position) });
-    }
+    const leaves = indexes.map((index, k) => ({ index, position: leafPositions[k], value: nodes.get(leafPositions[k])! }));
     const proof: StoreProof = { mmrSize, leafCount, root: await this.rootAt(mmrSize), leaves, items };
     const computed = proofRoot(proof);
     if (computed === undefined || !equal(computed, 0, proof.root, 0, 32)) {
@@ -556,7 +567,7 @@ export class MmrStore {
     const newLeaves = this.leafCount + count;
     const newSize = mmrSizeOf(newLeaves);
     if (newSize > MAX_MMR_SIZE) fail("MMR_SIZE_INVALID", `mmr_size ${newSize} would be above 2^50`);
-    const work = this.work!;
+    const work = this.arena!.bytes;
     const savedPeaks = 32 * MAX_PEAKS;
     work.copyWithin(savedPeaks, 0, 32 * MAX_PEAKS);
     const savedHeights = this.peakHeights.slice();
@@ -583,13 +594,15 @@ export class MmrStore {
   }
 
   // Hashes the leaves chunk by chunk into the two write buffers in turn, each written while
-  // the next is hashed, and leaves the new peaks in `work`.
+  // the next is hashed, and leaves the new peaks at the start of the arena. Within a chunk a
+  // peak is where it was hashed (`at`); at the chunk's end those in the buffer move to
+  // their slots, so the buffer can be reused and nothing is copied per leaf but the leaf.
   private async writeNodes(packed: Uint8Array): Promise<void> {
-    const work = this.work!;
-    const words = this.words!;
+    const { bytes: work, merge } = this.arena!;
     const heights = this.peakHeights;
+    const at = heights.map((_, k) => 32 * k);
     const stage = 2 * 32 * MAX_PEAKS;
-    const buffers = [stage + 32 * CHUNK_LEAVES, stage + 32 * CHUNK_LEAVES + WRITE_BUFFER + 64 * 64];
+    const buffers = [stage + 32 * CHUNK_LEAVES, stage + 32 * CHUNK_LEAVES + WRITE_BUFFER];
     const count = packed.length / 32;
     let offset = 32 * this.size;
     let writing: Promise<void> = Promise.resolve();
@@ -599,7 +612,7 @@ export class MmrStore {
       work.set(packed.subarray(32 * start, 32 * end), stage);
       const base = buffers[turn];
       let w = base;
-      for (let i = 0, leaf = stage; i < end - start; i++, leaf += 32) {
+      for (let leaf = stage, last = stage + 32 * (end - start); leaf < last; leaf += 32) {
         work.copyWithin(w, leaf, leaf + 32);
         let node = w;
         w += 32;
@@ -607,16 +620,20 @@ export class MmrStore {
         // parent follows its right child in position order.
         let height = 0;
         while (heights.length > 0 && heights[heights.length - 1] === height) {
-          const left = 32 * (heights.length - 1);
-          if (LITTLE_ENDIAN) mergeWords(words, left >>> 2, node >>> 2, w >>> 2);
-          else mergeInto(work, left, work, node, work, w);
           heights.pop();
+          merge(at.pop()!, node, w);
           node = w;
           w += 32;
           height++;
         }
-        work.copyWithin(32 * heights.length, node, node + 32);
         heights.push(height);
+        at.push(node);
+      }
+      for (let k = 0; k < at.length; k++) {
+        if (at[k] >= base) {
+          work.copyWithin(32 * k, at[k], at[k] + 32);
+          at[k] = 32 * k;
+        }
       }
       await writing;
       writing = this.storage.writeNodes(offset, work.subarray(base, w));

@@ -220,13 +220,13 @@ test("one writer: a second writer (same process, another process, a Rust writer)
 });
 
 const APPENDER = `
-const leaf = (i) => { const w = new Uint8Array(32); new DataView(w.buffer).setUint32(0, i, true); w[4] = 9; return w; };
 const store = await kit.openFileStore(process.env.DIR);
 const batch = Number(process.env.BATCH), total = Number(process.env.TOTAL);
 while (store.leafCount < total) {
   const from = store.leafCount, to = Math.min(total, from + batch);
   const packed = new Uint8Array(32 * (to - from));
-  for (let i = from; i < to; i++) packed.set(leaf(i), 32 * (i - from));
+  const view = new DataView(packed.buffer);
+  for (let i = from; i < to; i++) (view.setUint32(32 * (i - from), i, true), (packed[32 * (i - from) + 4] = 9));
   await store.append(packed);
   console.log(store.leafCount);
 }
@@ -236,7 +236,7 @@ await store.close();
 test("a writer killed with SIGKILL in the middle of appends reopens at its last complete append, checks, and resumes", async () => {
   const dir = tempDir("kill");
   try {
-    const total = 120_000;
+    const total = 600_000;
     // The child's leaves: i (u32 LE), 9, zeros; cheap, so its time goes to the appends.
     const reference = Mmr.from(
       Array.from({ length: total }, (_, i) => {
@@ -248,35 +248,38 @@ test("a writer killed with SIGKILL in the middle of appends reopens at its last 
     );
     let rnd = 12345;
     const random = (n: number) => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31), rnd % n);
-    for (const batch of [700, 25_000]) {
+    for (const [batch, leafCount, delay] of [
+      [700, 30_000, 60],
+      [100_000, total, 150],
+    ]) {
       const store = path.join(dir, `store-${batch}`);
       await (await createFileStore(store)).close();
       let kills = 0;
       let midway = 0;
       for (let round = 0; round < 8; round++) {
-        const p = child(APPENDER, { DIR: store, BATCH: String(batch), TOTAL: String(total) });
+        const p = child(APPENDER, { DIR: store, BATCH: String(batch), TOTAL: String(leafCount) });
         const done = output(p);
         // Wait for the first commit of this run, then kill at a random moment after it.
         await new Promise<void>((resolve) => p.stdout!.once("data", () => resolve()));
-        await new Promise((resolve) => setTimeout(resolve, 5 + random(60)));
+        await new Promise((resolve) => setTimeout(resolve, 5 + random(delay)));
         p.kill("SIGKILL");
         await done;
         kills++;
         const nodes = size(path.join(store, "nodes"));
         const s = await openFileStore(store);
         if (nodes !== 32 * s.mmrSize) midway++;
-        assert.ok(s.leafCount % batch === 0 || s.leafCount === total, `${s.leafCount} leaves: not a commit boundary of ${batch}`);
+        assert.ok(s.leafCount % batch === 0 || s.leafCount === leafCount, `${s.leafCount} leaves: not a commit boundary of ${batch}`);
         assert.equal(hexFrom(s.root()), hexFrom(commitmentAt(reference, s.leafCount).root), `root at ${s.leafCount} leaves`);
         assert.equal((await s.check()).commits, s.commitCount);
         await s.close();
-        if (s.leafCount === total) break;
+        if (s.leafCount === leafCount) break;
       }
       // Resume to the end.
-      const last = child(APPENDER, { DIR: store, BATCH: String(batch), TOTAL: String(total) });
+      const last = child(APPENDER, { DIR: store, BATCH: String(batch), TOTAL: String(leafCount) });
       await output(last);
       const s = await openFileStore(store, { readOnly: true });
-      assert.equal(s.leafCount, total);
-      assert.equal(hexFrom(s.root()), hexFrom(reference.root()));
+      assert.equal(s.leafCount, leafCount);
+      assert.equal(hexFrom(s.root()), hexFrom(commitmentAt(reference, leafCount).root));
       await s.close();
       execFileSync(cargoBinary("mmr-store"), ["check", store]);
       assert.ok(kills >= 1);
