@@ -136,9 +136,10 @@ async function one(leaves: number, dir: string, batch: number, keep: boolean): P
   const reader = await openFileStore(dir, { readOnly: true });
   const rng = new Gen(7);
   // Untimed first: they fault in the upper levels' pages (as the Rust side's one untimed
-  // proof does) and let the JIT compile the proof path, as in an app that keeps proving.
-  await timeProofs(reader, 1, 20, rng);
-  await timeProofs(reader, 100, 3, rng);
+  // proof does) and let the JIT compile the proof path, so the timed ones measure an app
+  // that keeps proving (a fresh process's first proofs take several times longer).
+  await timeProofs(reader, 1, 200, rng);
+  await timeProofs(reader, 100, 10, rng);
   const [proof1Ms, proof1Bytes] = await timeProofs(reader, 1, 200, rng);
   const [proof100Ms, proof100Bytes] = await timeProofs(reader, 100, 20, rng);
   await reader.close();

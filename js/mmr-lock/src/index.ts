@@ -84,4 +84,4 @@ export {
   type SpendByReferenceOptions,
   type UpdateOptions,
 } from "./accumulator.js";
-export { MmrStore, createFileStore, fileStorage, openFileStore, STORE_EXIT_CODES, STORE_FILES, STORE_FORMAT_VERSION, type StoreCheckReport, type StoreCommit, type StoreProof, type StoreStorage } from "./store.js";
+export { MmrStore, createFileStore, fileStorage, memoryStorage, openFileStore, STORE_EXIT_CODES, STORE_FILES, STORE_FORMAT_VERSION, type MemoryBytes, type StoreCheckReport, type StoreCommit, type StoreProof, type StoreStorage } from "./store.js";

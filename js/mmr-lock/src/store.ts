@@ -195,8 +195,7 @@ function bag(peaks: readonly Uint8Array[]): Uint8Array | undefined {
 
 /** The root a proof gives (upstream `MerkleProof::calculate_root` for proofs in gen_proof's
  * shape), or undefined when its items do not fit its leaves. */
-function proofRoot(proof: MmrProof): Uint8Array | undefined {
-  const leafCount = leafCountOf(proof.mmrSize);
+function proofRoot(proof: MmrProof, leafCount: number): Uint8Array | undefined {
   const indexes = proof.leaves.map((l) => l.index);
   const peaks: Uint8Array[] = [];
   let next = 0;
@@ -529,7 +528,7 @@ export class MmrStore {
     if (trailingLeafless > 1) items.push(bag(items.splice(items.length - trailingLeafless))!);
     const leaves = indexes.map((index, k) => ({ index, position: leafPositions[k], value: nodes.get(leafPositions[k])! }));
     const proof: StoreProof = { mmrSize, leafCount, root: await this.rootAt(mmrSize), leaves, items };
-    const computed = proofRoot(proof);
+    const computed = proofRoot(proof, leafCount);
     if (computed === undefined || !equal(computed, 0, proof.root, 0, 32)) {
       fail("STORE_CORRUPT", `the store is corrupt: the proof read from the store does not give the root at mmr_size ${mmrSize}`);
     }
@@ -721,6 +720,84 @@ export class MmrStore {
     this.closed = true;
     await this.storage.close();
   }
+}
+
+/**
+ * A store's bytes in memory: for tests, for a browser tab that keeps its MMR only while it
+ * lives, and as the shape to follow for IndexedDB (one object per array, or fixed-size
+ * chunks of the node array keyed by offset). `lock` is whether this handle is the writer;
+ * two handles on the same `MemoryBytes` share one store, as two processes share files.
+ */
+export interface MemoryBytes {
+  meta?: Uint8Array;
+  nodes: Uint8Array;
+  nodesLength: number;
+  commits: Uint8Array;
+  commitsLength: number;
+  writer: boolean;
+}
+
+/** A StoreStorage over `bytes` (new, empty ones by default); `writer` takes its lock
+ * (STORE_LOCKED if another handle has it). */
+export function memoryStorage(
+  bytes: MemoryBytes = { nodes: new Uint8Array(0), nodesLength: 0, commits: new Uint8Array(0), commitsLength: 0, writer: false },
+  options: { writer?: boolean } = {},
+): StoreStorage & { readonly bytes: MemoryBytes } {
+  const writable = options.writer === true;
+  if (writable) {
+    if (bytes.writer) fail("STORE_LOCKED", "the in-memory store is locked by another writer");
+    bytes.writer = true;
+  }
+  let open = true;
+  const grow = (array: Uint8Array, length: number) => {
+    if (length <= array.length) return array;
+    const bigger = new Uint8Array(Math.max(length, 2 * array.length));
+    bigger.set(array);
+    return bigger;
+  };
+  const read = (array: Uint8Array, have: number, offset: number, length: number, what: string) => {
+    if (offset + length > have) fail("STORE_CORRUPT", `the store is corrupt: ${what} is shorter than expected`);
+    return array.slice(offset, offset + length);
+  };
+  return {
+    name: "in-memory store",
+    writable,
+    bytes,
+    async readMeta() {
+      return bytes.meta?.slice();
+    },
+    async writeMeta(meta) {
+      bytes.meta = meta.slice();
+    },
+    async lengths() {
+      return { nodes: bytes.nodesLength, commits: bytes.commitsLength };
+    },
+    async readNodes(offset, length) {
+      return read(bytes.nodes, bytes.nodesLength, offset, length, "the node array");
+    },
+    async writeNodes(offset, data) {
+      bytes.nodes = grow(bytes.nodes, offset + data.length);
+      bytes.nodes.set(data, offset);
+      bytes.nodesLength = Math.max(bytes.nodesLength, offset + data.length);
+    },
+    async syncNodes() {},
+    async readCommits(offset, length) {
+      return read(bytes.commits, bytes.commitsLength, offset, length, "the commit log");
+    },
+    async writeCommit(offset, record) {
+      bytes.commits = grow(bytes.commits, offset + record.length);
+      bytes.commits.set(record, offset);
+      bytes.commitsLength = Math.max(bytes.commitsLength, offset + record.length);
+    },
+    async truncate(nodesLength, commitsLength) {
+      bytes.nodesLength = Math.min(bytes.nodesLength, nodesLength);
+      bytes.commitsLength = Math.min(bytes.commitsLength, commitsLength);
+    },
+    async close() {
+      if (open && writable) bytes.writer = false;
+      open = false;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -12,11 +12,13 @@ import { hexFrom } from "@ckb-ccc/core";
 import {
   Mmr,
   MmrLockError,
+  MmrStore,
   STORE_EXIT_CODES,
   baselinePayload,
   compiledPayload,
   createFileStore,
   leafCountOf,
+  memoryStorage,
   merge,
   mmrSizeOf,
   openFileStore,
@@ -252,6 +254,44 @@ test("each refusal has the code of the Rust store's exit code for the same input
     await expect("READ_ONLY", () => r.append(testLeaves(1, 20, 21)));
     await expect("READ_ONLY", () => r.setAccumulator(id));
     await r.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the same store on memoryStorage (the StoreStorage shape an IndexedDB backend follows): the file store's bytes exactly, one writer, torn tail cut", async () => {
+  const dir = tempDir("memory");
+  try {
+    const leaves = testLeaves(8, 0, 1500);
+    const file = await createFileStore(path.join(dir, "store"), new Uint8Array(32).fill(3));
+    const storage = memoryStorage(undefined, { writer: true });
+    const memory = await MmrStore.create(storage, new Uint8Array(32).fill(3));
+    for (const [from, to] of [
+      [0, 1],
+      [1, 700],
+      [700, 1500],
+    ]) {
+      await file.append(leaves.slice(from, to));
+      await memory.append(leaves.slice(from, to));
+    }
+    await file.close();
+    const bytes = storage.bytes;
+    assert.deepEqual(bytes.meta, new Uint8Array(readFileSync(path.join(dir, "store", "meta"))));
+    assert.deepEqual(bytes.nodes.subarray(0, bytes.nodesLength), new Uint8Array(readFileSync(path.join(dir, "store", "nodes"))));
+    assert.deepEqual(bytes.commits.subarray(0, bytes.commitsLength), new Uint8Array(readFileSync(path.join(dir, "store", "commits"))));
+    assert.equal(await code(() => MmrStore.open(memoryStorage(bytes, { writer: true }))), "STORE_LOCKED");
+    const reader = await MmrStore.open(memoryStorage(bytes));
+    const proof = await reader.proof([3, 1499], mmrSizeOf(1500));
+    assert.equal(hexFrom(compiledPayload(proof)), hexFrom(compiledPayload(Mmr.from(leaves).proof([3, 1499]))));
+    await memory.close();
+    // A crash between the nodes and the record: node bytes and half a record past the commit.
+    bytes.nodesLength += 64;
+    bytes.commitsLength += 20;
+    const again = await MmrStore.open(memoryStorage(bytes, { writer: true }));
+    assert.equal(again.mmrSize, mmrSizeOf(1500));
+    assert.deepEqual([bytes.nodesLength, bytes.commitsLength], [32 * mmrSizeOf(1500), 3 * 48]);
+    assert.deepEqual(await again.check(), { nodes: mmrSizeOf(1500), leaves: 1500, commits: 3 });
+    await again.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
