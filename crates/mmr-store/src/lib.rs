@@ -64,6 +64,8 @@ pub mod files {
     pub const COMMITS: &str = "commits";
     /// The writer's lock file.
     pub const LOCK: &str = "lock";
+    /// The TypeScript kit's writer lock (Node has no flock): "PID HOST", created exclusively.
+    pub const KIT_LOCK: &str = "lock.pid";
 }
 
 /// Write buffer of an append: nodes reach the file in writes of this many bytes, not one
@@ -504,7 +506,34 @@ fn lock_dir(dir: &Path) -> Result<File> {
             _ => Error::io(format!("locking {}", path.display()), err),
         });
     }
+    // A TypeScript writer (js/mmr-lock) holds `lock.pid` instead, and checks for this flock
+    // after creating it; checking for its file after taking the flock means that of two
+    // writers racing, at least one sees the other.
+    if kit_writer_holds(dir) {
+        return Err(Error::Locked(dir.to_path_buf()));
+    }
     Ok(file)
+}
+
+/// Whether `lock.pid` names a writer that may be alive: a live process of this host, or
+/// anything this process cannot judge (another host, an unreadable or malformed file). A
+/// process that died leaves a stale file, which the kit's next writer takes over.
+fn kit_writer_holds(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join(files::KIT_LOCK)) else {
+        return false;
+    };
+    let mut words = text.split_whitespace();
+    let (Some(pid), Some(host)) = (words.next(), words.next()) else {
+        return true;
+    };
+    let Ok(pid) = pid.parse::<u32>() else {
+        return true;
+    };
+    let ours = std::fs::read_to_string("/proc/sys/kernel/hostname");
+    match ours {
+        Ok(ours) if ours.trim() == host => Path::new(&format!("/proc/{pid}")).exists(),
+        _ => true,
+    }
 }
 
 /// An open store: a writer (holds the lock, may append) or a reader (a fixed view of the

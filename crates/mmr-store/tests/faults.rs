@@ -153,6 +153,24 @@ fn every_error_has_its_code_and_changes_nothing() {
     // Readers are not refused.
     Store::open_read_only(&dir).unwrap();
     drop(w);
+    // 46 too while the TypeScript kit's writer lock (lock.pid, "PID HOST") names a live
+    // process of this host, or anything it cannot judge; a dead writer's file is stale.
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let kit_lock = dir.join(files::KIT_LOCK);
+    let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+    for held in [
+        format!("{} {}\n", child.id(), host.trim()),
+        format!("{} another-host\n", std::process::id()),
+        "not a pid\n".to_string(),
+    ] {
+        std::fs::write(&kit_lock, held).unwrap();
+        assert_eq!(code(Store::open(&dir)), 46);
+    }
+    std::fs::write(&kit_lock, format!("{} {}\n", child.id(), host.trim())).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(Store::open(&dir).unwrap());
+    std::fs::remove_file(&kit_lock).unwrap();
 
     // 48: I/O (a leaves file that cannot be read).
     cli_fails(&["append", d, "--leaves", "/nonexistent/leaves"], 48);

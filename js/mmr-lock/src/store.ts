@@ -844,8 +844,9 @@ function errno(e: unknown): string | undefined {
  * A lock naming another host is never taken over (its PID cannot be checked from here). A
  * PID reused by an unrelated process makes a stale lock look held: a false STORE_LOCKED,
  * never two writers; remove `lock.pid` by hand then. On Linux the kit also refuses while a
- * Rust writer holds its flock on `lock` (read from /proc/locks). The Rust store does not read
- * `lock.pid`: do not run a Rust writer on a store a kit writer has open.
+ * Rust writer holds its flock on `lock` (read from /proc/locks), checked after `lock.pid` is
+ * created; the Rust writer checks `lock.pid` after taking its flock (crates/mmr-store), so of
+ * two writers racing, at least one sees the other.
  */
 export async function fileStorage(dir: string, options: { writer?: boolean; create?: boolean } = {}): Promise<StoreStorage> {
   const fs = await import("node:fs");

@@ -169,7 +169,7 @@ try { const s = await kit.openFileStore(process.env.DIR); await s.close(); conso
 catch (e) { console.log(e.code ?? e.message); }
 `;
 
-test("one writer: a second writer (same process, another process, a Rust writer) gets STORE_LOCKED; readers may open; a stale lock of a dead process is taken over", async () => {
+test("one writer: a second writer (same process, another process, a Rust writer) gets STORE_LOCKED, a Rust writer gets 46 while a kit writer is open; readers may open; a stale lock of a dead process is taken over", async () => {
   const dir = tempDir("lock");
   try {
     const store = path.join(dir, "store");
@@ -214,6 +214,17 @@ test("one writer: a second writer (same process, another process, a Rust writer)
     assert.equal(status, 0);
     assert.equal(refused, "STORE_LOCKED");
     assert.equal(await code(async () => (await openFileStore(store)).close()), "ok");
+
+    // And the other way: a Rust writer reads lock.pid and is refused (exit 46) while a kit
+    // writer has the store open, but not after it closed.
+    const kitWriter = await openFileStore(store);
+    const rustTry = () =>
+      new Promise<number | null>((resolve) =>
+        spawn(cargoBinary("mmr-store"), ["append", store, "--leaves", "-"], { stdio: ["ignore", "ignore", "ignore"] }).on("exit", resolve),
+      );
+    assert.equal(await rustTry(), 46);
+    await kitWriter.close();
+    assert.equal(await rustTry(), 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
