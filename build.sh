@@ -26,7 +26,9 @@
 #   ./build.sh devnet start | stop          keep a dev chain running for you (prints its RPC URL)
 #   ./build.sh scale [--leaves 1e6,1e7,1e8] the MMR store at scale, Rust then TypeScript: append
 #                                           rate, proofs of 1 and 100 leaves, peak memory, the
-#                                           one-core merge rate; build/scale/{rust,ts}.json, a table
+#                                           one-core merge rate; build/scale/{rust,ts}.json, a table;
+#                                           then acc sync from a fresh dev chain (--sync-leaves 1e5,
+#                                           build/scale/sync.json: ms per 1,000 leaves)
 #   ./build.sh deps                         install every missing prerequisite of the test command
 #                                           (the CKB node included) and nothing else
 #   ./build.sh help                         this text
@@ -583,13 +585,15 @@ run_js_tests() {
 
 # The store at scale (issue 20, item 4): crates/mmr-store's mmr-store-scale, then the
 # TypeScript store's js/mmr-lock/bench/scale.ts on the same leaf counts, one after the other
-# (they share the machine), then one table side by side.
+# (they share the machine), then one table side by side; then `ckb-devnet sync-bench`: an
+# accumulator grown on a fresh dev chain, synced into a new store, timed.
 scale() {
-    local leaves=1e6,1e7,1e8
+    local leaves=1e6,1e7,1e8 sync_leaves=1e5
     while [ $# -gt 0 ]; do
         case "$1" in
             --leaves) [ $# -ge 2 ] || die "scale: --leaves needs a value"; leaves=$2; shift 2 ;;
-            *) die "scale: unknown option '$1' (./build.sh scale [--leaves 1e6,1e7,1e8])" ;;
+            --sync-leaves) [ $# -ge 2 ] || die "scale: --sync-leaves needs a value"; sync_leaves=$2; shift 2 ;;
+            *) die "scale: unknown option '$1' (./build.sh scale [--leaves 1e6,1e7,1e8] [--sync-leaves 1e5])" ;;
         esac
     done
     mkdir -p build/scale
@@ -603,6 +607,9 @@ scale() {
         || die "building js/mmr-lock failed"
     node js/mmr-lock/dist/bench/scale.js --leaves "$leaves" --dir build/scale/store-ts \
         --json build/scale/ts.json --rust build/scale/rust.json || die "the TypeScript scale bench failed"
+    say "acc sync from a local node: ckb-devnet sync-bench, $sync_leaves leaves"
+    "$DEVNET" sync-bench --dir build/scale/sync --release "$RELEASE" --leaves "$sync_leaves" \
+        --json build/scale/sync.json || die "ckb-devnet sync-bench failed"
 }
 
 case "${1:-run}" in
@@ -617,7 +624,7 @@ case "${1:-run}" in
     bless) deps; build_all; build_lab; "$LAB" gate --bless ;;
     checksums) deps; build_all; build_lab; "$LAB" checksums --release-dir "$RELEASE" --write "$ROOT/checksums.txt"; cat "$ROOT/checksums.txt" ;;
     kernel-proof) deps; build_all; shift; kernel_proof "$@" ;;
-    scale) install_rust; install_node; shift; scale "$@" ;;
+    scale) start_ckb_node_install; deps; install_node; build_all; wait_ckb_node; shift; scale "$@" ;;
     test) start_ckb_node_install; test_deps; build_all; run_tests ;;
     devnet)
         shift

@@ -3,12 +3,15 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { hexFrom } from "@ckb-ccc/core";
 import { prove } from "../examples/prove.js";
+import { storeExample } from "../examples/store.js";
 import { Mmr, compiledPayload, baselinePayload } from "../src/index.js";
-import { REPO, txGenerator } from "./repo.js";
+import { REPO, cargoBinary, txGenerator } from "./repo.js";
 
 const LEAVES_FILE = path.join(REPO, "docs", "examples", "leaves.txt");
 
@@ -67,3 +70,25 @@ test("the worked examples of docs/compiled-format.md and docs/baseline-format.md
   const rows = docHex("baseline-format.md", "Payload, 184 bytes:");
   assert.equal(baseline, rows);
 });
+
+test("examples/store.ts (docs/accumulator.md): its store is the Rust CLI's, its earlier proof the in-memory MMR's", async () => {
+  const leaves = leavesOf(readFileSync(LEAVES_FILE, "utf8")).map((l) => Uint8Array.from(Buffer.from(l.slice(2), "hex")));
+  const dir = mkdtempSync(path.join(tmpdir(), "mmr-store-example-"));
+  try {
+    const store = path.join(dir, "acc.store");
+    const { now, earlier, report } = await storeExample(store, leaves);
+    const mmr = Mmr.from(leaves);
+    assert.equal(now.leafCount, leaves.length);
+    assert.equal(hexFrom(now.root), hexFrom(mmr.root()));
+    assert.equal(hexFrom(earlier), hexFrom(compiledPayload(Mmr.from(leaves.slice(0, 3)).proof([0, 2]))));
+    assert.deepEqual([report.leaves, report.commits], [leaves.length, 2]);
+    // The Rust CLI reads the same store: check passes, and its proof at size 4 is the same.
+    const cli = cargoBinary("mmr-store");
+    execFileSync(cli, ["check", store]);
+    const rust = fields(execFileSync(cli, ["prove", store, "--index", "0,2", "--size", "4", "--format", "compiled"], { encoding: "utf8" }));
+    assert.equal(rust.payload, hexFrom(earlier));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
