@@ -30,7 +30,7 @@ import {
   type Signer,
 } from "@ckb-ccc/core";
 import { mergeInto } from "./blake2b.js";
-import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, spendTx, type Verifier } from "./chain.js";
+import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, spendTx, verifierScript, type Verifier } from "./chain.js";
 import { MmrLockError } from "./errors.js";
 import { FLAG_OWNER, type Mode } from "./lock.js";
 import { Mmr, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
@@ -552,13 +552,7 @@ export function handoverAccumulator(signer: Signer, code: AccumulatorCode, optio
 export function byReferenceLockScript(verifier: Verifier, args: BytesLike): Script {
   const bytes = bytesFrom(args);
   parseByReferenceArgs(bytes);
-  if ((verifier.hashType as string) === "data") {
-    throw new MmrLockError(
-      "BAD_ARGS",
-      'hash_type "data" runs VM version 0, which lacks the B extension the verifiers use: use "data2" or "type"',
-    );
-  }
-  return Script.from({ codeHash: verifier.codeHash, hashType: verifier.hashType, args: bytes });
+  return verifierScript(verifier, bytes);
 }
 
 export interface LockByReferenceOptions {

@@ -46,13 +46,18 @@ export const SHANNONS_PER_CKB = 100_000_000n;
 export function mmrLockScript(verifier: Verifier, args: BytesLike): Script {
   const bytes = bytesFrom(args);
   parseLockArgs(bytes);
+  return verifierScript(verifier, bytes);
+}
+
+/** A lock of `verifier` with args already checked; refuses `hash_type` "data". */
+export function verifierScript(verifier: Verifier, args: Uint8Array): Script {
   if ((verifier.hashType as string) === "data") {
     throw new MmrLockError(
       "BAD_ARGS",
       'hash_type "data" runs VM version 0, which lacks the B extension the verifiers use: use "data2" or "type"',
     );
   }
-  return Script.from({ codeHash: verifier.codeHash, hashType: verifier.hashType, args: bytes });
+  return Script.from({ codeHash: verifier.codeHash, hashType: verifier.hashType, args });
 }
 
 /** The verifier's code cell as a cell dep: every spend of an MMR-locked cell needs it. */
