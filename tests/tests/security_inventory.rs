@@ -1,6 +1,10 @@
-//! SECURITY.md's "Unsafe code" table must list every file of the shipped Rust sources
-//! (`crates/*/src`, `contracts/*/src`) that uses the `unsafe` keyword, with the exact count:
-//! a new `unsafe` anywhere fails this test until the inventory says what it is for.
+//! SECURITY.md's "Unsafe code" table must list every file of the project's Rust sources that
+//! uses the `unsafe` keyword, with the exact count: every `.rs` file of the repository (the
+//! contracts, the crates and their binaries, tx-generator, lab, devnet, assurance, the
+//! merge bench, the fuzz target, the build scripts), except packages' integration tests
+//! (`<package>/tests/`, which SECURITY.md says why) and what is not source (`target/`,
+//! `build/`, `node_modules/`, hidden directories). A new `unsafe` anywhere fails this test
+//! until the inventory says what it is for.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,14 +13,33 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Whether the walk skips `dir`: build outputs, dependencies, hidden directories, and a
+/// package's integration tests (a `tests` directory next to a `Cargo.toml` that is not a
+/// package itself: the `tests` package at the root is walked, its `tests/tests` is not).
+fn skipped(dir: &Path) -> bool {
+    let root = root();
+    let name = dir.file_name().unwrap().to_string_lossy();
+    let parent = dir.parent().unwrap();
+    name.starts_with('.')
+        || name == "target"
+        || name == "node_modules"
+        || (name == "build" && parent == root)
+        || (name == "tests"
+            && parent.join("Cargo.toml").exists()
+            && !dir.join("Cargo.toml").exists())
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries {
-        let path = e.unwrap().path();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
         if path.is_dir() {
-            rust_files(&path, out);
+            if !skipped(&path) {
+                rust_files(&path, out);
+            }
         } else if path.extension().is_some_and(|x| x == "rs") {
             out.push(path);
         }
@@ -42,24 +65,26 @@ fn count_unsafe(text: &str) -> usize {
         .sum()
 }
 
-fn sources() -> BTreeMap<String, usize> {
-    let root = root();
+fn relative(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Every Rust source the inventory covers.
+fn all_sources() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for top in ["crates", "contracts"] {
-        for package in std::fs::read_dir(root.join(top)).unwrap() {
-            rust_files(&package.unwrap().path().join("src"), &mut files);
-        }
-    }
+    rust_files(&root(), &mut files);
+    files
+}
+
+fn sources() -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
-    for f in files {
+    for f in all_sources() {
         let n = count_unsafe(&std::fs::read_to_string(&f).unwrap());
         if n > 0 {
-            let rel = f
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            counts.insert(rel, n);
+            counts.insert(relative(&f), n);
         }
     }
     counts
@@ -99,6 +124,67 @@ fn security_md_lists_every_unsafe_in_the_shipped_rust() {
         listed, actual,
         "SECURITY.md's unsafe inventory (left) differs from the sources (right)"
     );
+}
+
+/// The walk reaches every package's sources (the workspace's members, the fuzz package, the
+/// contracts' shared build script) and no integration test.
+#[test]
+fn the_walk_covers_every_package() {
+    let files: Vec<String> = all_sources().iter().map(|f| relative(f)).collect();
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let members = manifest
+        .split("members = [")
+        .nth(1)
+        .and_then(|m| m.split(']').next())
+        .expect("workspace members");
+    let mut packages: Vec<String> = Vec::new();
+    for member in members.split(',').map(|m| m.trim().trim_matches('"')) {
+        if let Some(dir) = member.strip_suffix("/*") {
+            for p in std::fs::read_dir(root().join(dir)).unwrap() {
+                let p = p.unwrap().path();
+                if p.join("Cargo.toml").exists() {
+                    packages.push(relative(&p));
+                }
+            }
+        } else if !member.is_empty() {
+            packages.push(member.to_string());
+        }
+    }
+    let mut dirs: Vec<String> = packages.iter().map(|p| format!("{p}/src/")).collect();
+    dirs.push("fuzz/fuzz_targets/".into());
+    for src in &dirs {
+        assert!(
+            files.iter().any(|f| f.starts_with(src.as_str())),
+            "no file of {src} in the walk"
+        );
+    }
+    println!(
+        "{} files, {} packages and the fuzz target",
+        files.len(),
+        packages.len()
+    );
+    for must in [
+        "contracts/lean-elf.rs",
+        "assurance/build.rs",
+        "crates/mmr-store/src/bin",
+        "devnet/src/node.rs",
+    ] {
+        assert!(
+            files.iter().any(|f| f.starts_with(must)),
+            "{must} not walked"
+        );
+    }
+    for never in [
+        "tests/tests/",
+        "devnet/tests/",
+        "target/",
+        "crates/baseline-proof/tests/",
+    ] {
+        assert!(
+            !files.iter().any(|f| f.starts_with(never)),
+            "{never} walked"
+        );
+    }
 }
 
 #[test]
