@@ -3,7 +3,9 @@
 //! reference with each verifier, append 1 leaf and then 10, extend to all 2520 leaves by an
 //! ancestry proof, hand the accumulator to `owner.key`, and spend by reference after each step;
 //! send the refusals the type script and the by-reference locks must produce. Every committed
-//! transaction is a row, measured by the node and by ckb-debugger.
+//! transaction is measured by the node and by ckb-debugger: a row for each step, a
+//! [`CheckedTx`] for the two that are none (the cells locked by reference, the counterfeit
+//! accumulator's plain cell).
 
 use crate::accumulator::{self, Accumulator, Update};
 use crate::chain::progress;
@@ -22,6 +24,11 @@ use tx_generator::{Format, Mode, Workload, REFERENCE_SEED};
 pub const CREATED: usize = 7;
 /// The two appends: 1 leaf (7 -> 8), then 10 (8 -> 18).
 pub const APPENDS: [usize; 2] = [1, 10];
+
+/// The [`CheckedTx`]s: the 11 cells locked by reference (one transaction), the plain cell
+/// holding the counterfeit accumulator's data.
+pub const LOCKED_BY_REFERENCE: &str = "11 cells locked by reference";
+pub const COUNTERFEIT_CELL: &str = "counterfeit accumulator's plain cell";
 
 /// One committed transaction of the accumulator's part.
 pub struct AccRow {
@@ -48,6 +55,25 @@ pub struct AccRow {
     pub mmr_size_after: u64,
 }
 
+/// A committed transaction of the accumulator's part that is no step of [`AccRow`] (the cells
+/// locked by reference, the counterfeit's plain cell): measured as a row is and held to the
+/// same check (committed, node cycles = ckb-debugger's), but not in report.json, whose
+/// `accumulator[]` rows are steps.
+pub struct CheckedTx {
+    pub what: &'static str,
+    pub tx_hash: String,
+    pub status: String,
+    pub node_cycles: u64,
+    pub debugger_cycles: u64,
+}
+
+/// What the accumulator's part committed and refused.
+pub struct AccPart {
+    pub rows: Vec<AccRow>,
+    pub refusals: Vec<RefusalRow>,
+    pub checked: Vec<CheckedTx>,
+}
+
 struct Acc<'c, 'a> {
     ctx: &'c Ctx<'a>,
     code: Deployment,
@@ -55,9 +81,33 @@ struct Acc<'c, 'a> {
     leaves: Vec<[u8; 32]>,
     rows: Vec<AccRow>,
     refusals: Vec<RefusalRow>,
+    checked: Vec<CheckedTx>,
 }
 
 impl Acc<'_, '_> {
+    /// Measures a committed transaction: the node's and ckb-debugger's view of it.
+    fn measure(&self, hash: &H256, what: &str) -> Result<crate::scenario::Measured> {
+        let m = self.ctx.measure(hash)?;
+        progress(&format!(
+            "accumulator {what}: node {:?} cycles, ckb-debugger {}",
+            m.node_cycles, m.debugger_cycles
+        ));
+        Ok(m)
+    }
+
+    /// Measures a committed transaction that is no step (see [`CheckedTx`]).
+    fn check_only(&mut self, hash: &H256, what: &'static str) -> Result<()> {
+        let m = self.measure(hash, what)?;
+        self.checked.push(CheckedTx {
+            what,
+            tx_hash: format!("{hash:#x}"),
+            status: m.status,
+            node_cycles: m.node_cycles.unwrap_or(0),
+            debugger_cycles: m.debugger_cycles,
+        });
+        Ok(())
+    }
+
     /// Measures a committed transaction as a row.
     fn row(
         &mut self,
@@ -68,16 +118,12 @@ impl Acc<'_, '_> {
         leaves_appended: u64,
         mmr_size_after: u64,
     ) -> Result<()> {
-        let m = self.ctx.measure(hash)?;
+        let m = self.measure(hash, &format!("{step} ({note})"))?;
         let script_cycles = if spend.is_some() {
             m.first_lock_cycles
         } else {
             m.type_cycles
         };
-        progress(&format!(
-            "accumulator {step} ({note}): node {:?} cycles, ckb-debugger {}",
-            m.node_cycles, m.debugger_cycles
-        ));
         self.rows.push(AccRow {
             step,
             note,
@@ -267,7 +313,7 @@ pub(crate) fn run(
     ctx: &Ctx,
     verifiers: &[(&'static str, &Deployment, Format)],
     code: Deployment,
-) -> Result<(Vec<AccRow>, Vec<RefusalRow>)> {
+) -> Result<AccPart> {
     let (mut leaves, indexes) = tx_generator::seeded_leaves(REFERENCE_SEED);
     // The owner variant: the first proved leaf is owner.key's lock hash (ctx.owned's MMR).
     let first = *indexes.iter().min().expect("proved leaves");
@@ -278,6 +324,7 @@ pub(crate) fn run(
         leaves,
         rows: Vec::new(),
         refusals: Vec::new(),
+        checked: Vec::new(),
     };
     let payer = &ctx.payer;
     let code_hash = s.code.data_hash;
@@ -317,6 +364,7 @@ pub(crate) fn run(
         plain(verifiers[0].1),
     ]);
     let (cells, _) = accumulator::lock_cells(payer, &locks, mmr_cell::DEFAULT_CELL_CAPACITY)?;
+    s.check_only(&cells[0].out_point.tx_hash().unpack(), LOCKED_BY_REFERENCE)?;
 
     // A forged append (the first old peak altered): 102, then the honest append of 1 leaf.
     let n1 = CREATED + APPENDS[0];
@@ -443,6 +491,7 @@ pub(crate) fn run(
     // proof against it, as the cell dep: no dep has the accumulator's type hash (90).
     let fake = Workload::from_seed_with_owner(REFERENCE_SEED, [0x5a; 32]);
     let fake_cell = data_cell(payer, &fake.lock_args())?;
+    s.check_only(&fake_cell.out_point.tx_hash().unpack(), COUNTERFEIT_CELL)?;
     let counterfeit = Spend::new(
         cells[9].clone(),
         compiled.clone(),
@@ -524,7 +573,11 @@ pub(crate) fn run(
             "the accumulator on chain is not the scenario's last one".into(),
         ));
     }
-    Ok((s.rows, s.refusals))
+    Ok(AccPart {
+        rows: s.rows,
+        refusals: s.refusals,
+        checked: s.checked,
+    })
 }
 
 /// A plain cell holding `data`, locked by the wallet's key.

@@ -102,22 +102,20 @@ impl Leaves {
         Ok(())
     }
 
-    /// A proof of `indexes` against the accumulator's current root.
+    /// A proof of `indexes` against the accumulator's current root. An index the
+    /// accumulator does not hold is 9 from either source, checked before the proof is built:
+    /// the file or store may hold more leaves than the chain, but the spend proves against the
+    /// live cell (so a store is never asked for it, and never answers its own 43).
     pub fn prove(&self, acc: &Accumulator, indexes: &[u64]) -> Result<Workload> {
         self.check_prefix(acc)?;
+        mmr_cell::check_indexes(indexes, acc.leaf_count, "the accumulator's MMR")?;
         match self {
-            Leaves::File { path, leaves } => acc.prove(leaves, path, indexes),
-            Leaves::Store(s) => {
-                if let Some(&bad) = indexes.iter().find(|&&i| i >= acc.leaf_count) {
-                    return Err(Error::Index(format!(
-                        "leaf index {bad} is not in the accumulator's MMR: it has {} leaves",
-                        acc.leaf_count
-                    )));
-                }
-                // The store checks the proof against its root at that size, which
-                // check_prefix found equal to the chain's.
-                Ok(Workload::from_store(s, acc.commitment.mmr_size, indexes)?)
+            Leaves::File { leaves, .. } => {
+                mmr_cell::prove(&leaves[..acc.leaf_count as usize], indexes)
             }
+            // The store checks the proof against its root at that size, which check_prefix
+            // found equal to the chain's.
+            Leaves::Store(s) => Ok(Workload::from_store(s, acc.commitment.mmr_size, indexes)?),
         }
     }
 

@@ -10,14 +10,13 @@
 use crate::chain::{progress, Chain};
 use crate::deploy::{CodeRef, Deployment};
 use crate::error::{Error, Result};
-use crate::mmr_cell;
 use crate::rpc::{IndexedCell, NodeError};
 use crate::wallet::{exact_output, script_json, Built, Draft, Pay, Wallet};
 use ckb_types::{bytes::Bytes, core::DepType, core::ScriptHashType, packed, prelude::*};
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::{tag, Commitment};
 use serde_json::{json, Value};
-use tx_generator::{hex, Mode, Workload};
+use tx_generator::{hex, Mode};
 
 /// Where `./build.sh build` puts the type script.
 pub const DEFAULT_BINARY: &str = "build/release/accumulator-type";
@@ -151,13 +150,6 @@ impl Accumulator {
             )));
         }
         Ok(())
-    }
-
-    /// The MMR the accumulator holds now, over the file's first `leaf_count` leaves, with a
-    /// proof of `indexes`: what a by-reference spend proves against.
-    pub fn prove(&self, leaves: &[[u8; 32]], path: &str, indexes: &[u64]) -> Result<Workload> {
-        self.check_prefix(leaves, path)?;
-        mmr_cell::prove(&leaves[..self.leaf_count as usize], indexes)
     }
 }
 
@@ -473,6 +465,7 @@ pub fn lock_cells(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tx_generator::Workload;
 
     fn leaves(n: u8) -> Vec<[u8; 32]> {
         (0..n).map(|i| [0x11u8.wrapping_mul(i + 1); 32]).collect()

@@ -36,14 +36,19 @@ pub fn read_leaves(path: &str) -> Result<Vec<[u8; 32]>> {
 
 /// The MMR over `leaves` with a proof of `indexes` (each must be a leaf index).
 pub fn prove(leaves: &[[u8; 32]], indexes: &[u64]) -> Result<Workload> {
-    if let Some(&bad) = indexes.iter().find(|&&i| i >= leaves.len() as u64) {
-        return Err(Error::Index(format!(
-            "leaf index {bad} is not in the MMR: it has {} leaves (indexes 0..={})",
-            leaves.len(),
-            leaves.len() - 1
-        )));
-    }
+    check_indexes(indexes, leaves.len() as u64, "the MMR")?;
     Workload::from_leaves(leaves, indexes).map_err(|e| Error::Index(e.to_string()))
+}
+
+/// Refuses (9) an index at or beyond `leaf_count`, the leaves of `mmr` (at least one).
+pub fn check_indexes(indexes: &[u64], leaf_count: u64, mmr: &str) -> Result<()> {
+    match indexes.iter().find(|&&i| i >= leaf_count) {
+        Some(bad) => Err(Error::Index(format!(
+            "leaf index {bad} is not in {mmr}: it has {leaf_count} leaves (indexes 0..={})",
+            leaf_count - 1
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The lock of an MMR cell: the verifier's code and the MMR's args in `mode`.

@@ -4,7 +4,7 @@
 //! ckb-debugger's on the transactions rebuilt from the node. Everything goes into a report;
 //! [`Report::check`] fails on any row that did not come out as expected.
 
-use crate::acc_scenario::{self, AccRow};
+use crate::acc_scenario::{self, AccRow, CheckedTx};
 use crate::chain::{progress, Chain};
 use crate::debug;
 use crate::deploy::{self, CodeRef, Deployment};
@@ -75,8 +75,11 @@ pub struct Report {
     pub deployments: Vec<DeployRow>,
     pub spends: Vec<SpendRow>,
     pub refusals: Vec<RefusalRow>,
-    /// The accumulator's part: one row per committed transaction.
+    /// The accumulator's part: one row per committed step.
     pub accumulator: Vec<AccRow>,
+    /// The accumulator part's other committed transactions, checked as rows are but not in
+    /// report.json (no step fits them).
+    pub accumulator_other: Vec<CheckedTx>,
     pub seconds: f64,
 }
 
@@ -351,6 +354,7 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
         spends: Vec::new(),
         refusals: Vec::new(),
         accumulator: Vec::new(),
+        accumulator_other: Vec::new(),
         seconds: 0.0,
     };
 
@@ -412,9 +416,10 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
         .zip(&data2)
         .map(|((name, _, format), d)| (*name, d, *format))
         .collect();
-    let (rows, refused) = acc_scenario::run(&ctx, &verifiers, acc_code)?;
-    report.accumulator = rows;
-    report.refusals.extend(refused);
+    let part = acc_scenario::run(&ctx, &verifiers, acc_code)?;
+    report.accumulator = part.rows;
+    report.accumulator_other = part.checked;
+    report.refusals.extend(part.refusals);
     Ok(report)
 }
 
@@ -634,6 +639,16 @@ fn deploy_row(verifier: &'static str, d: &Deployment, binary_bytes: usize) -> De
     }
 }
 
+/// A committed transaction whose node cycles are ckb-debugger's (and not 0: scripts ran).
+fn check_measured(what: &str, status: &str, node: u64, debugger: u64) -> Result<()> {
+    if status != "committed" || node == 0 || node != debugger {
+        return Err(Error::Scenario(format!(
+            "{what}: status {status}, node {node} / ckb-debugger {debugger} cycles"
+        )));
+    }
+    Ok(())
+}
+
 impl SpendRow {
     /// The node's weight for the fee: max(bytes, cycles x 0.000170571).
     pub fn cycles_weight(&self) -> u64 {
@@ -843,19 +858,28 @@ impl Report {
                 r.witness_bytes
             ));
         }
+        for t in &self.accumulator_other {
+            s.push_str(&format!(
+                "{:<9} {:<38} {:<9} {:<6} {:>7} {:>9} {:>12} {:>12}\n",
+                "(no row)", t.what, "-", "-", "-", "-", t.node_cycles, t.debugger_cycles
+            ));
+        }
         s.push_str(&format!(
-            "\n{} deployments, {} spends, {} accumulator transactions, {} refusal cases in {:.0} s\n",
+            "\n{} deployments, {} spends, {} accumulator transactions (and {} checked without a \
+             row), {} refusal cases in {:.0} s\n",
             self.deployments.len(),
             self.spends.len(),
             self.accumulator.len(),
+            self.accumulator_other.len(),
             self.refusals.len(),
             self.seconds
         ));
         s
     }
 
-    /// Fails unless every spend and accumulator transaction committed with node cycles equal
-    /// to ckb-debugger's and every refusal came out as expected.
+    /// Fails unless every spend and accumulator transaction (rows and `accumulator_other`)
+    /// committed with node cycles equal to ckb-debugger's and every refusal came out as
+    /// expected.
     pub fn check(&self) -> Result<()> {
         for s in &self.spends {
             if s.status != "committed"
@@ -875,12 +899,12 @@ impl Report {
             }
         }
         for r in &self.accumulator {
-            if r.status != "committed" || r.node_cycles == 0 || r.node_cycles != r.debugger_cycles {
-                return Err(Error::Scenario(format!(
-                    "accumulator {} ({}): status {}, node {} / ckb-debugger {} cycles",
-                    r.step, r.note, r.status, r.node_cycles, r.debugger_cycles
-                )));
-            }
+            let what = format!("accumulator {} ({})", r.step, r.note);
+            check_measured(&what, &r.status, r.node_cycles, r.debugger_cycles)?;
+        }
+        for t in &self.accumulator_other {
+            let what = format!("accumulator: {} ({})", t.what, t.tx_hash);
+            check_measured(&what, &t.status, t.node_cycles, t.debugger_cycles)?;
         }
         for r in &self.refusals {
             if !r.as_expected() {

@@ -1,16 +1,20 @@
 //! The accumulator driven from a persistent MMR store on a fresh dev chain: `acc create`,
 //! `acc append`, `acc extend` and `spend --acc` with `--store DIR`; `acc sync` rebuilding a
-//! store from the chain (stopping at an extension, resuming, killed with SIGKILL and rerun);
-//! and the store's faults, each refused with its code before anything is sent.
+//! store from the chain (stopping at an extension and at an import, resuming, killed with
+//! SIGKILL and rerun); and the store's faults and an unreachable node, each refused with its
+//! code before anything is sent and with the store's files unchanged.
 
 mod common;
 
+use ckb_types::{bytes::Bytes, packed, prelude::*};
 use common::{json_of, run, signal};
+use devnet::accumulator;
 use mmr_store::Store;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use tx_generator::hex;
 
 fn leaf(i: u64, salt: u8) -> [u8; 32] {
     let mut l = [salt; 32];
@@ -33,6 +37,43 @@ fn refused(args: &[String], code: i32, text: &str) -> String {
     assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
     assert!(stderr.contains(text), "{args:?}: {stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    stderr
+}
+
+/// Every file in `dir` with its bytes, by name (none when `dir` does not exist).
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().to_string();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// [`refused`], and the store in `store` is byte for byte what it was (or still absent).
+fn refused_unchanged(args: &[String], store: &Path, code: i32, text: &str) -> String {
+    let before = files_of(store);
+    let existed = store.exists();
+    let stderr = refused(args, code, text);
+    assert_eq!(
+        store.exists(),
+        existed,
+        "{args:?} created {}",
+        store.display()
+    );
+    let after = files_of(store);
+    assert!(
+        before == after,
+        "{args:?} changed the store {}: {:?} -> {:?}",
+        store.display(),
+        before.iter().map(|(n, b)| (n, b.len())).collect::<Vec<_>>(),
+        after.iter().map(|(n, b)| (n, b.len())).collect::<Vec<_>>()
+    );
     stderr
 }
 
@@ -156,6 +197,8 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     assert!(stderr.contains("ancestry proof"), "{stderr}");
     let app_view = Store::open_read_only(&app).unwrap();
     assert_eq!(state(&mirror), (8, app_view.root_at(15).unwrap()));
+    // Run again, it checks what it holds and stops at the same transaction, writing nothing.
+    refused_unchanged(&sync, &mirror, 19, &extend_tx);
     // Given the missing leaves by hand, it resumes past the extension.
     Store::open(&mirror)
         .unwrap()
@@ -168,38 +211,42 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     // Bad input, each with its code and one line, nothing sent.
     let tip = chain.rpc.tip_block_number().unwrap();
     // A store of other leaves, ahead of the chain: its root at the chain's size differs.
-    let (_, other_s) = new_store(&dir, "other.store", None, 14, 0xb0);
-    refused(
+    let (other, other_s) = new_store(&dir, "other.store", None, 14, 0xb0);
+    refused_unchanged(
         &args(
             &["acc", "append", "--type-id", &tid, "--store", &other_s],
             true,
         ),
+        &other,
         20,
         "the store disagrees with the chain",
     );
-    refused(
+    refused_unchanged(
         &args(
             &["acc", "sync", "--type-id", &tid, "--store", &other_s],
             false,
         ),
+        &other,
         20,
         "the store disagrees with the chain",
     );
     // A store that belongs to another accumulator.
-    let (_, foreign_s) = new_store(&dir, "foreign.store", Some([0x42; 32]), 14, 0xa0);
-    refused(
+    let (foreign, foreign_s) = new_store(&dir, "foreign.store", Some([0x42; 32]), 14, 0xa0);
+    refused_unchanged(
         &args(
             &["acc", "append", "--type-id", &tid, "--store", &foreign_s],
             true,
         ),
+        &foreign,
         41,
         "belongs to accumulator",
     );
-    refused(
+    refused_unchanged(
         &args(
             &["acc", "sync", "--type-id", &tid, "--store", &foreign_s],
             false,
         ),
+        &foreign,
         41,
         "belongs to accumulator",
     );
@@ -207,21 +254,23 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     let not_a_store = dir.join("not-a-store");
     std::fs::create_dir_all(&not_a_store).unwrap();
     let nas = not_a_store.display().to_string();
-    refused(
+    refused_unchanged(
         &args(&["acc", "sync", "--type-id", &tid, "--store", &nas], false),
+        &not_a_store,
         40,
         "not",
     );
-    let (_, behind_s) = new_store(&dir, "behind.store", None, 5, 0xa0);
-    refused(
+    let (behind, behind_s) = new_store(&dir, "behind.store", None, 5, 0xa0);
+    refused_unchanged(
         &args(
             &["acc", "append", "--type-id", &tid, "--store", &behind_s],
             true,
         ),
+        &behind,
         17,
         "acc sync",
     );
-    refused(
+    refused_unchanged(
         &args(
             &[
                 "acc",
@@ -235,15 +284,53 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
             ],
             true,
         ),
+        &behind,
         2,
         "one of them",
     );
     // A creation over the lock's witness limit: refused before anything is built.
-    let (_, big_s) = new_store(&dir, "big.store", None, 1100, 0xc0);
-    refused(
+    let (big, big_s) = new_store(&dir, "big.store", None, 1100, 0xc0);
+    refused_unchanged(
         &args(&["acc", "create", "--store", &big_s], true),
+        &big,
         21,
         "at most 1021 leaves",
+    );
+    // A spend of a leaf the accumulator (12 leaves) does not hold is 9 whatever the MMR is
+    // read from: beyond the store's leaves too, or held by a store (or file) ahead of the
+    // chain. The store is never asked for it (its own code would be 43).
+    let (ahead, ahead_s) = new_store(&dir, "ahead.store", None, 14, 0xa0);
+    let ahead_file = dir.join("ahead.txt");
+    let lines: Vec<String> = leaves(0, 14, 0xa0).iter().map(|l| hex(l)).collect();
+    std::fs::write(&ahead_file, lines.join("\n")).unwrap();
+    let spend_of = |source: &str, from: &str, index: &str| {
+        args(
+            &[
+                "spend",
+                "--acc",
+                &tid,
+                source,
+                from,
+                "--index",
+                index,
+                "--verifier",
+                &verifier,
+            ],
+            true,
+        )
+    };
+    for (store, store_s, index) in [
+        (&app, &app_s, "12"),
+        (&ahead, &ahead_s, "13"),
+        (&ahead, &ahead_s, "3,20"),
+    ] {
+        let stderr = refused_unchanged(&spend_of("--store", store_s, index), store, 9, "12 leaves");
+        assert!(stderr.contains("not in the accumulator's MMR"), "{stderr}");
+    }
+    refused(
+        &spend_of("--leaves", &ahead_file.display().to_string(), "13"),
+        9,
+        "not in the accumulator's MMR: it has 12 leaves",
     );
     // A damaged store: a flipped byte in an inner node the proof of leaf 6 needs (node 9,
     // the parent of leaves 4 and 5, under the peak of leaves 4..7). The store checks every
@@ -253,7 +340,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     let mut bytes = std::fs::read(&nodes).unwrap();
     bytes[9 * 32] ^= 1;
     std::fs::write(&nodes, bytes).unwrap();
-    refused(
+    refused_unchanged(
         &args(
             &[
                 "spend",
@@ -268,6 +355,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
             ],
             true,
         ),
+        &damaged,
         47,
         "store",
     );
@@ -275,6 +363,52 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
         chain.rpc.tip_block_number().unwrap(),
         tip,
         "nothing was sent"
+    );
+
+    // An accumulator created by IMPORT (its (root, size) taken as given, no leaves on chain;
+    // the client has no command for it, so it is built here): a sync stops at it with 19,
+    // naming it, and writes nothing; given the leaves by hand, the store passes it.
+    let import_leaves = leaves(0, 5, 0xd0);
+    let dev = devnet::key::Key::from_file(&key).unwrap();
+    let wallet = devnet::wallet::Wallet::new(&chain, &dev, devnet::wallet::DEFAULT_FEE_RATE);
+    let binary = devnet::deploy::read_binary(&type_script).unwrap();
+    let code_hash = ckb_hash::blake2b_256(&binary);
+    let code = accumulator::find_code(&wallet, code_hash, Some(&binary), None, None).unwrap();
+    let mut draft = accumulator::create_draft(&code, dev.lock(), &import_leaves);
+    draft.witnesses[0] = packed::WitnessArgs::new_builder()
+        .output_type(Some(Bytes::from(vec![mmr_accumulator::tag::IMPORT])).pack())
+        .build()
+        .as_bytes();
+    let built = accumulator::complete(&wallet, draft).unwrap();
+    let import_tx = accumulator::send(&wallet, &built, "importing").unwrap();
+    let import_tx = format!("{import_tx:#x}");
+    let imported = accumulator::after(code_hash, &built).unwrap();
+    assert_eq!(imported.commitment, accumulator::commitment(&import_leaves));
+    let import_id = hex(&imported.type_id);
+    let (import_store, import_s) = new_store(&dir, "import.store", None, 2, 0xd0);
+    let import_sync = args(
+        &["acc", "sync", "--type-id", &import_id, "--store", &import_s],
+        false,
+    );
+    let stderr = refused_unchanged(&import_sync, &import_store, 19, &import_tx);
+    assert!(stderr.contains("imports a commitment"), "{stderr}");
+    Store::open(&import_store)
+        .unwrap()
+        .append(&import_leaves[2..])
+        .unwrap();
+    let synced = json_of(&run(&as_refs(&import_sync)));
+    assert_eq!(
+        (
+            synced["leaf_count"].as_u64(),
+            synced["appended_leaves"].as_u64()
+        ),
+        (Some(5), Some(0)),
+        "{synced}"
+    );
+    assert_eq!(
+        Store::open_read_only(&import_store).unwrap().accumulator(),
+        Some(imported.type_id),
+        "recorded once the import's root was checked"
     );
 
     // Growth in many appends (1,000 leaves each), then a fresh sync killed with SIGKILL at
@@ -365,4 +499,51 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
         report["seconds"].as_f64().unwrap()
     );
     drop(node);
+}
+
+/// An RPC URL nobody answers: `acc sync` (into a store, or where none is yet) and `acc append
+/// --store` exit 3 with one line, and the store is untouched (not even created). No node is
+/// needed: the code cell is named by `--code-dep`, so no binary is read either.
+#[test]
+fn an_unreachable_node_is_3_and_leaves_the_store_alone() {
+    let dir = common::test_dir("acc-store-unreachable");
+    let rpc = common::closed_rpc();
+    let key = dir.join("dev.key");
+    std::fs::write(&key, devnet::key::DEV_KEY).unwrap();
+    let (store, store_s) = new_store(&dir, "app.store", None, 5, 0xa0);
+    let missing = dir.join("missing.store");
+    let missing_s = missing.display().to_string();
+    let tid = hex(&[0x42; 32]);
+    let code_dep = format!("{}:0", hex(&[0x24; 32]));
+    let with = |a: &[&str]| -> Vec<String> {
+        let tail = ["--rpc", &rpc, "--code-dep", &code_dep, "--json"];
+        a.iter().chain(&tail).map(|s| s.to_string()).collect()
+    };
+    let key_s = key.display().to_string();
+    for (call, dir) in [
+        (
+            with(&["acc", "sync", "--type-id", &tid, "--store", &store_s]),
+            &store,
+        ),
+        (
+            with(&["acc", "sync", "--type-id", &tid, "--store", &missing_s]),
+            &missing,
+        ),
+        (
+            with(&[
+                "acc",
+                "append",
+                "--type-id",
+                &tid,
+                "--store",
+                &store_s,
+                "--key",
+                &key_s,
+            ]),
+            &store,
+        ),
+    ] {
+        refused_unchanged(&call, dir, 3, "cannot reach the node");
+    }
+    assert!(!missing.exists());
 }

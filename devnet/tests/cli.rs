@@ -138,10 +138,7 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
     let empty_key = dir.join("empty.key");
     std::fs::write(&empty_key, format!("0x{}\n", "07".repeat(32))).unwrap();
     let empty_key = empty_key.display().to_string();
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}", l.local_addr().unwrap())
-    };
+    let closed = common::closed_rpc();
     let (mainnet, server) = fake_rpc(serde_json::json!({ "chain": "ckb" }), 1);
 
     let chain = Chain::connect(&rpc, false).unwrap();

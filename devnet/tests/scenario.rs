@@ -151,7 +151,28 @@ fn check_accumulator(report: &Report) {
             direct.mmr_lock_cycles
         );
     }
+    // The transactions that are no step (the cells locked by reference, the counterfeit's
+    // plain cell) are measured the same way, without a row in report.json. Each runs the
+    // payer's secp256k1 lock and nothing else.
+    let other: Vec<_> = report.accumulator_other.iter().map(|t| t.what).collect();
+    assert_eq!(
+        other,
+        [
+            devnet::acc_scenario::LOCKED_BY_REFERENCE,
+            devnet::acc_scenario::COUNTERFEIT_CELL
+        ]
+    );
+    for t in &report.accumulator_other {
+        assert_eq!(t.status, "committed", "{}", t.what);
+        assert_eq!(t.node_cycles, t.debugger_cycles, "{}", t.what);
+        assert!(t.node_cycles > 1_000_000, "{}: {}", t.what, t.node_cycles);
+    }
     let json = report.to_json();
+    assert_eq!(
+        json["accumulator"].as_array().map(Vec::len),
+        Some(ACC_ROWS.len()),
+        "report.json keeps one accumulator[] row per step"
+    );
     for field in [
         "step",
         "verifier",

@@ -76,6 +76,12 @@ pub fn accumulator_type() -> String {
     release().join("accumulator-type").display().to_string()
 }
 
+/// An RPC URL on 127.0.0.1 where nothing listens (a port just bound and let go).
+pub fn closed_rpc() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}", l.local_addr().unwrap())
+}
+
 /// The chain at `rpc` with one block mined past genesis and the indexer caught up.
 pub fn ready_chain(rpc: &str) -> devnet::chain::Chain {
     let chain = devnet::chain::Chain::connect(rpc, false).unwrap();
