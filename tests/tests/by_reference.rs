@@ -5,39 +5,25 @@
 //! accumulator (a type id type script with fixed args; on chain, the accumulator's own type
 //! script keeps it unique and lets only appends through).
 
+mod by_reference_tx;
+
+use by_reference_tx::*;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellDep, CellOutput, Script},
+    core::{ScriptHashType, TransactionBuilder},
+    packed::{CellDep, CellOutput},
     prelude::*,
 };
 use ckb_testtool::context::Context;
 use mmr_lock::LockError;
 use tests::owner::{failure, Chain, Owner};
-use tests::{available_verifiers, payload, Verifier, MAX_CYCLES};
+use tests::{available_verifiers, payload, MAX_CYCLES};
 use tx_generator::script::TYPE_ID_CODE_HASH;
-use tx_generator::{by_reference_args, Mode, Workload, REFERENCE_SEED};
+use tx_generator::{Mode, Workload, REFERENCE_SEED};
 
 const NOT_FOUND: i8 = LockError::AccumulatorNotFound.code();
 const AMBIGUOUS: i8 = LockError::AccumulatorAmbiguous.code();
 const DATA_LENGTH: i8 = LockError::AccumulatorDataLength.code();
-
-fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
-    Script::new_builder()
-        .code_hash(code_hash.pack())
-        .hash_type(ScriptHashType::Type)
-        .args(Bytes::copy_from_slice(args).pack())
-        .build()
-}
-
-/// The accumulator's type script: a type id (code hash "TYPE_ID", hash_type type).
-fn accumulator_type() -> Script {
-    type_script(TYPE_ID_CODE_HASH, &[0xac; 32])
-}
-
-fn hash_of(script: &Script) -> [u8; 32] {
-    script.calc_script_hash().as_slice().try_into().unwrap()
-}
 
 /// 13 leaves; the proofs prove leaves 1 and 4, both inside the first peak (8 leaves), so a
 /// proof of the 11-leaf prefix keeps its shape for the 13-leaf MMR (right of the first peak,
@@ -48,88 +34,6 @@ fn leaves() -> Vec<[u8; 32]> {
 
 fn workload(n: usize) -> Workload {
     Workload::from_leaves(&leaves()[..n], &[1, 4]).unwrap()
-}
-
-fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
-    tx_generator::witness_args_with_lock(&payload(v, w)).into()
-}
-
-/// A cell dep posing as the accumulator (or not): its type script and data.
-#[derive(Clone)]
-struct Dep {
-    type_: Option<Script>,
-    data: Vec<u8>,
-}
-
-impl Dep {
-    fn accumulator(data: Vec<u8>) -> Dep {
-        Dep {
-            type_: Some(accumulator_type()),
-            data,
-        }
-    }
-
-    fn add(&self, context: &mut Context) -> CellDep {
-        let cell = CellOutput::new_builder()
-            .capacity(1_000u64 * 100_000_000)
-            .lock(type_script([0x01; 32], &[]))
-            .type_(self.type_.clone().pack())
-            .build();
-        let out_point = context.create_cell(cell, Bytes::from(self.data.clone()));
-        CellDep::new_builder()
-            .out_point(out_point)
-            .dep_type(DepType::Code)
-            .build()
-    }
-}
-
-/// One MMR cell locked by `v` with `args`, `witness` at its input; cell deps: `deps` first,
-/// then the verifier's code cell (added by ckb-testtool, which deploys it under a type id of
-/// its own).
-fn spend(v: Verifier, args: &[u8], witness: Bytes, deps: &[Dep]) -> (Context, TransactionView) {
-    let mut context = Context::default();
-    let code = context.deploy_cell(v.binary());
-    let lock = context
-        .build_script_with_hash_type(&code, ScriptHashType::Data2, Bytes::copy_from_slice(args))
-        .unwrap();
-    let input = context.create_cell(
-        CellOutput::new_builder()
-            .capacity(1_000u64 * 100_000_000)
-            .lock(lock.clone())
-            .build(),
-        Bytes::new(),
-    );
-    let mut tx = TransactionBuilder::default()
-        .input(
-            ckb_testtool::ckb_types::packed::CellInput::new_builder()
-                .previous_output(input)
-                .build(),
-        )
-        .output(
-            CellOutput::new_builder()
-                .capacity(900u64 * 100_000_000)
-                .lock(lock)
-                .build(),
-        )
-        .output_data(Bytes::new().pack())
-        .witness(witness.pack());
-    for dep in deps {
-        tx = tx.cell_dep(dep.add(&mut context));
-    }
-    let tx = context.complete_tx(tx.build());
-    (context, tx)
-}
-
-/// Cycles, or the exit code of the failing script (the MMR lock is the only script run).
-fn run(v: Verifier, args: &[u8], w: &Workload, deps: &[Dep]) -> Result<u64, i8> {
-    let (context, tx) = spend(v, args, mmr_witness(v, w), deps);
-    context
-        .verify_tx(&tx, MAX_CYCLES)
-        .map_err(|e| tests::exit_code(&e.to_string()))
-}
-
-fn by_reference(mode: Mode) -> Vec<u8> {
-    by_reference_args(&hash_of(&accumulator_type()), mode)
 }
 
 #[test]
@@ -420,38 +324,18 @@ fn plain_args_ignore_cell_deps() {
     }
 }
 
-/// Cycles of a plain spend and of by-reference spends of the reference seed with the
-/// verifier's code cell plus the accumulator, and with `extra` more deps.
-fn reference_cycles(v: Verifier, w: &Workload, extra: &[Dep]) -> (u64, u64) {
-    let plain = run(v, &w.lock_args(), w, &[]).unwrap();
-    let mut deps = vec![Dep::accumulator(w.accumulator_data())];
-    deps.extend_from_slice(extra);
-    let by_ref = run(v, &by_reference(Mode::Plain), w, &deps).unwrap();
-    (plain, by_ref)
-}
-
+/// docs/deploy.md's table of these is checked by tests/tests/doc_tables.rs.
 #[test]
 fn cycles_on_the_reference_seed() {
-    let w = Workload::from_seed(REFERENCE_SEED);
-    assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
-    let untyped = Dep {
-        type_: None,
-        data: vec![0; 100],
-    };
-    let typed = Dep {
-        type_: Some(type_script([0x33; 32], &[1])),
-        data: vec![0; 100],
-    };
     for v in available_verifiers() {
-        let (plain, by_ref) = reference_cycles(v, &w, &[]);
-        let (_, typed_4) = reference_cycles(v, &w, &vec![typed.clone(); 4]);
-        let (_, untyped_4) = reference_cycles(v, &w, &vec![untyped.clone(); 4]);
+        let c = reference_costs(v);
+        let (plain, by_ref) = (c.plain, c.by_reference);
         println!(
             "{v:?}: plain {plain}, by reference {by_ref} (+{}; code cell + accumulator), \
              per extra dep: {} with a type script, {} without",
             by_ref - plain,
-            (typed_4 - by_ref) / 4,
-            (untyped_4 - by_ref) / 4,
+            c.per_typed_dep,
+            c.per_untyped_dep,
         );
         // The target (issue 19): at most 3,000 cycles more than plain mode with the two
         // cell deps a spend needs.

@@ -1,12 +1,24 @@
 //! Numbers in the docs that come from the release binaries, measured fresh and compared:
-//! docs/deploy.md's owner-mode cost table and README's owner-mode cost range; in
-//! docs/performance.md the cycles of the recorded `cycle-lab sweep` output, the table of where
-//! the cycles go (ckb-debugger's flamegraph profile of each verifier on the reference seed),
-//! the growth table and the sentences read off it. After an intended cycle change,
-//! `DOC_TABLES_BLESS=1 cargo test --release -p tests --test doc_tables` rewrites every block
-//! between its markers (`./build.sh growth` also redraws docs/growth.svg); the sweep block is
-//! `./build.sh sweep`'s output pasted as printed (its timings are that run's; its cycles must
-//! be today's).
+//! README's cycle table (the cycle gate's measurement, rendered as `./build.sh bless` writes
+//! it), docs/deploy.md's owner-mode and by-reference cost tables and README's owner-mode cost
+//! range; in docs/performance.md the cycles of the recorded `cycle-lab sweep` output, the
+//! table of where the cycles go (ckb-debugger's flamegraph profile of each verifier on the
+//! reference seed; README's merge-cost sentence and docs/compiled-format.md's command-loop
+//! sentence come from the same profile), the growth table and the sentences read off it;
+//! docs/hashing.md's cycles per merge (bench/merge-bench) and README's figure from it;
+//! docs/c-verifier.md's builds, from performance.md's journey table (the record of
+//! `./build.sh journey`, which builds them) with its default build measured fresh. The
+//! journey article's figures README and c-verifier.md quote are checked against the article
+//! itself (../shared/reference/, skipped with a note when absent). After an intended cycle
+//! change, `DOC_TABLES_BLESS=1 cargo test --release -p tests --test doc_tables` rewrites
+//! every block between its markers (`./build.sh growth` also redraws docs/growth.svg); the
+//! sweep block is `./build.sh sweep`'s output pasted as printed (its timings are that run's;
+//! its cycles must be today's), and the journey table is `./build.sh journey`'s.
+
+#[path = "by_reference_tx/mod.rs"]
+mod by_reference_tx;
+#[path = "merge_bench_tx/mod.rs"]
+mod merge_bench_tx;
 
 use ckb_testtool::ckb_types::{
     bytes::Bytes, core::ScriptHashType, core::TransactionBuilder, packed::CellOutput,
@@ -17,6 +29,10 @@ use std::sync::{Mutex, OnceLock};
 use tests::owner::Chain;
 use tests::{available_verifiers, honest, payload, run, Outcome, Verifier};
 use tx_generator::{Mode, Workload, REFERENCE_SEED};
+
+fn readme() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")
+}
 
 fn doc(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -213,8 +229,7 @@ fn readme_owner_mode_cost_range() {
         thousands(worst)
     );
     println!("{fresh}");
-    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
-    check_block(&readme, "owner-cost-range", &fresh);
+    check_block(&readme(), "owner-cost-range", &fresh);
 }
 
 /// Seeds 1..=200 (the sweep's default), honest proofs, min / median (lower middle) / max
@@ -544,18 +559,16 @@ fn workload_mix(merges: u64, payload: &[u8]) -> String {
     )
 }
 
+/// `x` rounded to one decimal, with thousands separators.
 fn decimal(x: f64) -> String {
-    format!(
-        "{}.{}",
-        thousands(x as u64),
-        ((x.fract() * 10.0).round() as u64).min(9)
-    )
+    let tenths = (x * 10.0).round() as u64;
+    format!("{}.{}", thousands(tenths / 10), tenths % 10)
 }
 
-/// The table, the workload sentence, and the comparisons the section's text makes, checked.
-/// The "where the cycles go" table, the workload mix, and README's sentence on the kernel's
-/// share.
-fn breakdown_table() -> (String, String, String) {
+/// The "where the cycles go" table, the workload mix, README's sentence on the kernel's share
+/// and compiled-format.md's paragraph on the command loop; the comparisons performance.md's
+/// text makes, checked.
+fn breakdown_table() -> (String, String, String, String) {
     let w = Workload::from_seed(REFERENCE_SEED);
     let verifiers = [Verifier::Compiled, Verifier::C, Verifier::Baseline];
     let cells: Vec<tx_generator::tx::Cell> = verifiers
@@ -702,17 +715,40 @@ fn breakdown_table() -> (String, String, String) {
         thousands(kernel[1]),
         thousands(kernel[2])
     );
-    (t, workload_mix(merges[0], &compiled_payload), readme)
+    let ops = opcodes(&compiled_payload);
+    let count = |op: u8| ops.iter().filter(|&&o| o == op).count();
+    let loop_cost = wrap(&format!(
+        "On the reference workload ({} leaves, {} proved: {} `LEAF`, {} `MERGE`, {} `PROOF`, {} \
+         `PEAK`, {} `BAG_RHS`, {} merges in all) the Rust contract spends {} cycles in its \
+         command loop (`root_words` and `slow_step`) besides the merge kernel, {} per command \
+         (ckb-debugger's flamegraph; `docs/performance.md`, \"Where the cycles go\").",
+        w.leaf_count,
+        w.proved.len(),
+        count(1),
+        count(2),
+        count(3),
+        count(4),
+        count(6),
+        merges[0],
+        thousands(rust.proof_loop),
+        decimal(rust.proof_loop as f64 / cmds as f64),
+    ));
+    (
+        t,
+        workload_mix(merges[0], &compiled_payload),
+        readme,
+        loop_cost,
+    )
 }
 
 #[test]
 fn performance_md_where_the_cycles_go() {
-    let (table, mix, readme) = breakdown_table();
-    print!("{table}\n{mix}\n{readme}\n");
+    let (table, mix, merge_cost, loop_cost) = breakdown_table();
+    print!("{table}\n{mix}\n{merge_cost}\n{loop_cost}");
     check_block(&doc("performance.md"), "cycles-breakdown", &table);
     check_block(&doc("performance.md"), "workload-mix", &mix);
-    let readme_md = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
-    check_block(&readme_md, "merge-cost", &readme);
+    check_block(&readme(), "merge-cost", &merge_cost);
+    check_block(&doc("compiled-format.md"), "command-loop-cost", &loop_cost);
 }
 
 /// The rows of a markdown table block as cells, header and rule skipped.
@@ -736,9 +772,7 @@ fn table_rows(block: &str) -> Vec<Vec<String>> {
 /// fails here.
 #[test]
 fn performance_md_journey_ends_at_the_release_binaries() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .unwrap();
+    let readme = std::fs::read_to_string(readme()).unwrap();
     let perf = std::fs::read_to_string(doc("performance.md")).unwrap();
     let release = table_rows(&block(&readme, "cycle-table").0);
     let journey = table_rows(&block(&perf, "journey-table").0);
@@ -755,4 +789,199 @@ fn performance_md_journey_ends_at_the_release_binaries() {
             "performance.md's journey step {step:?} is not README's {verifier}: run ./build.sh journey"
         );
     }
+}
+
+/// README's cycle table: the cycle gate's measurement of the release binaries
+/// (`cycle_lab::gate::measure`, in-process), rendered by the function `./build.sh bless` writes
+/// the table with.
+#[test]
+fn readme_cycle_table() {
+    let measured = cycle_lab::gate::measure(&tests::release_dir()).unwrap();
+    let table = cycle_lab::gate::readme_table(&measured, &tests::release_dir()).unwrap();
+    print!("{table}");
+    check_block(&readme(), "cycle-table", &table);
+}
+
+/// docs/c-verifier.md's builds, in its words, and the journey step (performance.md's journey
+/// table, `./build.sh journey`) each is.
+const C_BUILDS: [(&str, &str); 6] = [
+    (
+        "clang-19, `MERGE=asm` (the default)",
+        "c (clang 19): + lean ELF",
+    ),
+    (
+        "GCC 12 `-mtune=thead-c906`, `MERGE=asm`",
+        "c (gcc 12): + lean ELF",
+    ),
+    (
+        "clang-19, `MERGE=asm`, `LEAN_ELF=0`",
+        "c (clang 19): + asm kernel",
+    ),
+    (
+        "GCC 12 `-mtune=thead-c906`, `MERGE=asm`, `LEAN_ELF=0`",
+        "c (gcc 12): + asm kernel",
+    ),
+    (
+        "clang-19, `MERGE=stdlib`, `LEAN_ELF=0`",
+        "c (clang 19): ckb-c-stdlib blake2b",
+    ),
+    (
+        "GCC 12 `-mtune=thead-c906`, `MERGE=stdlib`, `LEAN_ELF=0`",
+        "c (gcc 12): ckb-c-stdlib blake2b",
+    ),
+];
+
+/// docs/c-verifier.md's table of C builds: the journey table's rows of them, and the default
+/// build's row is the release binary, measured here.
+#[test]
+fn c_verifier_md_builds() {
+    let perf = std::fs::read_to_string(doc("performance.md")).unwrap();
+    let journey = table_rows(&block(&perf, "journey-table").0);
+    let mut t = String::from(
+        "| build (`c/build.sh`, `-O3`) | stripped bytes | cycles, reference seed | journey step |\n\
+         | --- | ---: | ---: | ---: |\n",
+    );
+    for (build, step) in C_BUILDS {
+        let j = journey
+            .iter()
+            .find(|j| j[1] == step)
+            .unwrap_or_else(|| panic!("no journey step {step:?} in docs/performance.md"));
+        t.push_str(&format!("| {build} | {} | {} | {} |\n", j[7], j[2], j[0]));
+    }
+    let default = journey.iter().find(|j| j[1] == C_BUILDS[0].1).unwrap();
+    let cycles = match run(
+        Verifier::C,
+        &honest(Verifier::C, &Workload::from_seed(REFERENCE_SEED)),
+    ) {
+        Outcome::Accepted(c) => c,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        (&default[2], &default[7]),
+        (
+            &thousands(cycles),
+            &thousands(Verifier::C.binary().len() as u64)
+        ),
+        "performance.md's journey step {:?} is not build/release/c-verifier: run ./build.sh journey",
+        C_BUILDS[0].1
+    );
+    print!("{t}");
+    check_block(&doc("c-verifier.md"), "c-builds", &t);
+}
+
+/// The numbers, comma-grouped, in `text`.
+fn quoted_numbers(text: &str) -> Vec<u64> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == ','))
+        .map(|n| n.trim_matches(','))
+        .filter(|n| n.contains(','))
+        .map(|n| n.replace(',', "").parse().unwrap())
+        .collect()
+}
+
+/// README and docs/c-verifier.md quote the cycles of the public article this project grew
+/// from ("A Journey Optimizing CKB Smart Contract"); every number in their `journey-article`
+/// blocks must be one its ckb-debugger runs report ("Total cycles consumed: N").
+#[test]
+fn journey_article_quotes() {
+    let article = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/reference/ckb-mmr-verifier-optimization-journey.md");
+    let Ok(text) = std::fs::read_to_string(&article) else {
+        println!(
+            "note: {} is absent; the quoted figures are not checked",
+            article.display()
+        );
+        return;
+    };
+    let reported: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("Total cycles consumed: "))
+        .filter_map(|l| l.split('(').next()?.trim().parse().ok())
+        .collect();
+    assert!(!reported.is_empty(), "no runs in {}", article.display());
+    for path in [readme(), doc("c-verifier.md")] {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let quote = block(&text, "journey-article").0;
+        let numbers = quoted_numbers(&quote);
+        assert!(!numbers.is_empty(), "{}: no figure quoted", path.display());
+        for n in numbers {
+            assert!(
+                reported.contains(&n),
+                "{}: {n} is not a figure the article reports",
+                path.display()
+            );
+        }
+    }
+}
+
+/// docs/hashing.md's cycles per merge on each hashing path of bench/merge-bench, README's
+/// figure for the kernel, and the constant lab's accumulator rows price a merge at; the
+/// itemised counts hashing.md's text gives for the assembly kernel (1,315 memory to memory,
+/// 1,299 in registers).
+#[test]
+fn hashing_md_cycles_per_merge() {
+    let merges = merge_bench_tx::MERGES;
+    let totals = merge_bench_tx::cycles_of_merges();
+    let mut t = format!(
+        "| hashing path | cycles of {} merges, less a run of none | per merge |\n\
+         | --- | ---: | ---: |\n",
+        thousands(merges.into())
+    );
+    for (name, total) in merge_bench_tx::PATHS.iter().zip(&totals) {
+        t.push_str(&format!(
+            "| {name} | {} | {} |\n",
+            thousands(*total),
+            decimal(*total as f64 / f64::from(merges))
+        ));
+    }
+    print!("{t}");
+    // Whole cycles per merge, rounded (a run's fixed part can differ by a few cycles
+    // between 0 and 2000 merges).
+    let per_merge = |path: usize| (totals[path] as f64 / f64::from(merges)).round() as u64;
+    let (memory, registers) = (per_merge(4), per_merge(5));
+    assert_eq!(
+        (memory, registers),
+        (1315, 1299),
+        "hashing.md's itemised cost of the assembly kernel no longer holds: update its text"
+    );
+    assert_eq!(
+        cycle_lab::acc_growth::MERGE_CYCLES,
+        registers,
+        "lab's MERGE_CYCLES (docs/accumulator.md's cost table) is not the kernel's cost"
+    );
+    check_block(&doc("hashing.md"), "cycles-per-merge", &t);
+    check_block(
+        &readme(),
+        "kernel-merge-cycles",
+        &format!("{} cycles per merge", thousands(registers)),
+    );
+}
+
+/// docs/deploy.md's by-reference cost table: the MMR lock's cycles in plain mode and by
+/// reference (the code cell and the accumulator as deps), `by_reference.rs`'s spends.
+#[test]
+fn deploy_md_by_reference_cost_table() {
+    let mut verifiers = available_verifiers();
+    verifiers.sort_by_key(|v| v.binary_name());
+    let mut t =
+        String::from("| verifier | plain | by reference | extra |\n| --- | ---: | ---: | ---: |\n");
+    for v in verifiers {
+        let c = by_reference_tx::reference_costs(v);
+        t.push_str(&format!(
+            "| {} | {} | {} | +{} |\n",
+            match v {
+                Verifier::Baseline => "baseline",
+                Verifier::C => "C",
+                Verifier::Compiled => "compiled",
+            },
+            thousands(c.plain),
+            thousands(c.by_reference),
+            thousands(c.by_reference - c.plain),
+        ));
+        println!(
+            "{v:?}: each further dep {} with a type script, {} without",
+            c.per_typed_dep, c.per_untyped_dep
+        );
+    }
+    print!("{t}");
+    check_block(&doc("deploy.md"), "by-reference-cost-table", &t);
 }

@@ -1,35 +1,18 @@
-//! Cycles per MMR merge in CKB-VM for each hashing path (docs/performance.md). Run with
+//! Cycles per MMR merge in CKB-VM for each hashing path of `bench/merge-bench`. Run with
 //! `cargo test --release -p tests --test merge_bench -- --nocapture` after `./build.sh build`
-//! to print the table.
+//! to print them; docs/hashing.md's table of them is checked by tests/tests/doc_tables.rs.
 
 mod merge_bench_tx;
 
-const MERGES: u32 = 2000;
-
-fn cycles(path: u8, count: u32) -> u64 {
-    let mut args = vec![path];
-    args.extend_from_slice(&count.to_le_bytes());
-    merge_bench_tx::run(args, None, 100_000_000).expect("merge-bench runs")
-}
-
 #[test]
 fn cycles_per_merge() {
-    let names = [
-        "generic: builder computed per merge",
-        "const builder per merge",
-        "const builder, one hasher re-initialised",
-        "merge kernel (32+32 bytes)",
-        "assembly kernel, memory to memory",
-        "assembly kernel, result kept in registers",
-    ];
-    let mut per_merge = Vec::new();
+    let per_merge: Vec<f64> = merge_bench_tx::cycles_of_merges()
+        .into_iter()
+        .map(|c| c as f64 / f64::from(merge_bench_tx::MERGES))
+        .collect();
     println!("| hashing path | cycles per merge |\n| --- | ---: |");
-    for (path, name) in names.iter().enumerate() {
-        let fixed = cycles(path as u8, 0);
-        let total = cycles(path as u8, MERGES);
-        let each = (total - fixed) as f64 / MERGES as f64;
-        println!("| {name} | {each:.1} |");
-        per_merge.push(each);
+    for (name, each) in merge_bench_tx::PATHS.iter().zip(&per_merge) {
+        println!("| {name} | {each:.3} |");
     }
     // Each step must pay for itself, and the kernels must stay at their counted floors
     // (docs/hashing.md): the assembly kernel is 1,299 cycles plus the call, 4 `sd` and the

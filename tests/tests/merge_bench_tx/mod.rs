@@ -44,3 +44,32 @@ pub fn run(args: Vec<u8>, witness: Option<Vec<u8>>, max_cycles: u64) -> Result<u
         .verify_tx(&tx, max_cycles)
         .map_err(|e| tests::exit_code(&e.to_string()))
 }
+
+/// merge-bench's hashing paths (the first byte of its args), as docs/hashing.md names them.
+#[allow(dead_code)] // merge_kernel_vm.rs runs the check mode only
+pub const PATHS: [&str; 6] = [
+    "generic: builder computed per merge",
+    "const builder per merge",
+    "const builder, one hasher re-initialised",
+    "merge kernel (32+32 bytes)",
+    "assembly kernel, memory to memory",
+    "assembly kernel, result kept in registers",
+];
+
+/// The merges of each measured run.
+#[allow(dead_code)]
+pub const MERGES: u32 = 2000;
+
+/// Cycles of `MERGES` merges on each path of `PATHS`: a run of `MERGES` merges less a run of
+/// none (exact; divided by `MERGES` it is the cost per merge, which need not be whole).
+#[allow(dead_code)]
+pub fn cycles_of_merges() -> Vec<u64> {
+    let cycles = |path: u8, count: u32| {
+        let mut args = vec![path];
+        args.extend_from_slice(&count.to_le_bytes());
+        run(args, None, 100_000_000).expect("merge-bench runs")
+    };
+    (0..PATHS.len() as u8)
+        .map(|path| cycles(path, MERGES) - cycles(path, 0))
+        .collect()
+}

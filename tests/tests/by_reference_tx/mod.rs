@@ -1,0 +1,159 @@
+//! The by-reference spends of tests/tests/by_reference.rs, shared with doc_tables.rs (which
+//! checks docs/deploy.md's by-reference cost table against `reference_costs`): one MMR cell
+//! locked by a release verifier with by-reference args, the accumulator (and any other cell)
+//! as a cell dep, in ckb-script (ckb-testtool).
+
+use ckb_testtool::ckb_types::{
+    bytes::Bytes,
+    core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
+    packed::{CellDep, CellOutput, Script},
+    prelude::*,
+};
+use ckb_testtool::context::Context;
+use tests::{payload, Verifier, MAX_CYCLES};
+use tx_generator::script::TYPE_ID_CODE_HASH;
+use tx_generator::{by_reference_args, Mode, Workload, REFERENCE_SEED};
+
+pub fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
+    Script::new_builder()
+        .code_hash(code_hash.pack())
+        .hash_type(ScriptHashType::Type)
+        .args(Bytes::copy_from_slice(args).pack())
+        .build()
+}
+
+/// The accumulator's type script: a type id (code hash "TYPE_ID", hash_type type).
+pub fn accumulator_type() -> Script {
+    type_script(TYPE_ID_CODE_HASH, &[0xac; 32])
+}
+
+pub fn hash_of(script: &Script) -> [u8; 32] {
+    script.calc_script_hash().as_slice().try_into().unwrap()
+}
+
+pub fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
+    tx_generator::witness_args_with_lock(&payload(v, w)).into()
+}
+
+/// A cell dep posing as the accumulator (or not): its type script and data.
+#[derive(Clone)]
+pub struct Dep {
+    pub type_: Option<Script>,
+    pub data: Vec<u8>,
+}
+
+impl Dep {
+    pub fn accumulator(data: Vec<u8>) -> Dep {
+        Dep {
+            type_: Some(accumulator_type()),
+            data,
+        }
+    }
+
+    pub fn add(&self, context: &mut Context) -> CellDep {
+        let cell = CellOutput::new_builder()
+            .capacity(1_000u64 * 100_000_000)
+            .lock(type_script([0x01; 32], &[]))
+            .type_(self.type_.clone().pack())
+            .build();
+        let out_point = context.create_cell(cell, Bytes::from(self.data.clone()));
+        CellDep::new_builder()
+            .out_point(out_point)
+            .dep_type(DepType::Code)
+            .build()
+    }
+}
+
+/// One MMR cell locked by `v` with `args`, `witness` at its input; cell deps: `deps` first,
+/// then the verifier's code cell (added by ckb-testtool, which deploys it under a type id of
+/// its own).
+pub fn spend(v: Verifier, args: &[u8], witness: Bytes, deps: &[Dep]) -> (Context, TransactionView) {
+    let mut context = Context::default();
+    let code = context.deploy_cell(v.binary());
+    let lock = context
+        .build_script_with_hash_type(&code, ScriptHashType::Data2, Bytes::copy_from_slice(args))
+        .unwrap();
+    let input = context.create_cell(
+        CellOutput::new_builder()
+            .capacity(1_000u64 * 100_000_000)
+            .lock(lock.clone())
+            .build(),
+        Bytes::new(),
+    );
+    let mut tx = TransactionBuilder::default()
+        .input(
+            ckb_testtool::ckb_types::packed::CellInput::new_builder()
+                .previous_output(input)
+                .build(),
+        )
+        .output(
+            CellOutput::new_builder()
+                .capacity(900u64 * 100_000_000)
+                .lock(lock)
+                .build(),
+        )
+        .output_data(Bytes::new().pack())
+        .witness(witness.pack());
+    for dep in deps {
+        tx = tx.cell_dep(dep.add(&mut context));
+    }
+    let tx = context.complete_tx(tx.build());
+    (context, tx)
+}
+
+/// Cycles, or the exit code of the failing script (the MMR lock is the only script run).
+pub fn run(v: Verifier, args: &[u8], w: &Workload, deps: &[Dep]) -> Result<u64, i8> {
+    let (context, tx) = spend(v, args, mmr_witness(v, w), deps);
+    context
+        .verify_tx(&tx, MAX_CYCLES)
+        .map_err(|e| tests::exit_code(&e.to_string()))
+}
+
+pub fn by_reference(mode: Mode) -> Vec<u8> {
+    by_reference_args(&hash_of(&accumulator_type()), mode)
+}
+
+/// Cycles of a plain spend and of by-reference spends of `w` with the verifier's code cell
+/// plus the accumulator, and with `extra` more deps.
+fn reference_cycles(v: Verifier, w: &Workload, extra: &[Dep]) -> (u64, u64) {
+    let plain = run(v, &w.lock_args(), w, &[]).unwrap();
+    let mut deps = vec![Dep::accumulator(w.accumulator_data())];
+    deps.extend_from_slice(extra);
+    let by_ref = run(v, &by_reference(Mode::Plain), w, &deps).unwrap();
+    (plain, by_ref)
+}
+
+/// What by-reference mode costs one verifier on the reference seed.
+pub struct ReferenceCosts {
+    /// The MMR lock in plain mode (40-byte args, no dep read).
+    pub plain: u64,
+    /// By reference, with the two deps a spend needs: the code cell and the accumulator.
+    pub by_reference: u64,
+    /// Each further cell dep the lock looks past: with a type script, without.
+    pub per_typed_dep: u64,
+    pub per_untyped_dep: u64,
+}
+
+pub fn reference_costs(v: Verifier) -> ReferenceCosts {
+    let w = Workload::from_seed(REFERENCE_SEED);
+    assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
+    let untyped = Dep {
+        type_: None,
+        data: vec![0; 100],
+    };
+    let typed = Dep {
+        type_: Some(type_script([0x33; 32], &[1])),
+        data: vec![0; 100],
+    };
+    let (plain, by_ref) = reference_cycles(v, &w, &[]);
+    let (_, typed_4) = reference_cycles(v, &w, &vec![typed; 4]);
+    let (_, untyped_4) = reference_cycles(v, &w, &vec![untyped; 4]);
+    assert_eq!((typed_4 - by_ref) % 4, 0, "{v:?}: four typed deps");
+    assert_eq!((untyped_4 - by_ref) % 4, 0, "{v:?}: four untyped deps");
+    ReferenceCosts {
+        plain,
+        by_reference: by_ref,
+        per_typed_dep: (typed_4 - by_ref) / 4,
+        per_untyped_dep: (untyped_4 - by_ref) / 4,
+    }
+}
