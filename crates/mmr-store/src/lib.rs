@@ -553,6 +553,8 @@ pub struct Store {
     peaks: Vec<(u32, Hash)>,
     /// Root of the committed MMR (`None` when empty).
     root: Option<Hash>,
+    /// Threads that hash an append's aligned blocks ([`Store::set_hashers`]).
+    hashers: usize,
 }
 
 impl std::fmt::Debug for Store {
@@ -648,6 +650,7 @@ impl Store {
             records: 0,
             peaks: Vec::new(),
             root: None,
+            hashers: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_HASHERS)),
         };
         store.recover()?;
         Ok(store)
@@ -737,6 +740,13 @@ impl Store {
     /// Whether this handle is the writer.
     pub fn is_writer(&self) -> bool {
         self.lock.is_some()
+    }
+
+    /// How many threads hash the aligned blocks of a long append (at least 1; by default one
+    /// per core, at most 4). The bytes written are the same for every count; 1 hashes every
+    /// leaf on the calling thread (`mmr-store-scale --hashers` measures the difference).
+    pub fn set_hashers(&mut self, hashers: usize) {
+        self.hashers = hashers.clamp(1, MAX_HASHERS);
     }
 
     /// The committed mmr_size (0 for an empty store).
@@ -1078,7 +1088,7 @@ impl Store {
                 .map_err(|e| Error::io("writing the node file", e))?;
             buf.len() as u64
         } else {
-            write_pipelined(&self.nodes, offset, leaves, peaks)?
+            write_pipelined(&self.nodes, offset, leaves, peaks, self.hashers)?
         };
         debug_assert_eq!(offset + written, new_size * NODE_LEN);
         let hashes: Vec<Hash> = peaks.iter().map(|p| p.1).collect();
@@ -1215,38 +1225,77 @@ impl Store {
 fn hash_leaves(leaves: &[Hash], peaks: &mut Vec<(u32, Hash)>, buf: &mut Vec<u8>) {
     for leaf in leaves {
         buf.extend_from_slice(leaf);
-        let mut node = *leaf;
-        let mut height = 0;
-        // Each carry merges the peak of equal height on the left with the new node; the
-        // parent follows its right child in position order.
-        while let Some(&(h, left)) = peaks.last() {
-            if h != height {
-                break;
-            }
-            peaks.pop();
-            let right = node;
-            mmr_blake2b::merge_into(&left, &right, &mut node);
-            buf.extend_from_slice(&node);
-            height += 1;
-        }
-        peaks.push((height, node));
+        carry(peaks, 0, *leaf, buf);
     }
 }
 
-/// Hashes `leaves` on this thread while another writes the previous buffer, so the write
-/// syscalls (the kernel's copy into the page cache) and the start of writeback overlap the
-/// merges instead of adding to them. Returns the bytes written.
+/// Pushes `node` (a new node of `height`, already in `buf`) onto `peaks`: each carry merges
+/// the peak of equal height on the left with it, and the parent follows its right child in
+/// position order.
+#[inline(always)]
+fn carry(peaks: &mut Vec<(u32, Hash)>, mut height: u32, mut node: Hash, buf: &mut Vec<u8>) {
+    while let Some(&(h, left)) = peaks.last() {
+        if h != height {
+            break;
+        }
+        peaks.pop();
+        let right = node;
+        mmr_blake2b::merge_into(&left, &right, &mut node);
+        buf.extend_from_slice(&node);
+        height += 1;
+    }
+    peaks.push((height, node));
+}
+
+/// Leaves of one block hashed by a worker: `2^BLOCK_LOG` leaves starting at a multiple of
+/// that count are a perfect subtree whose `2^(BLOCK_LOG+1) - 1` nodes (1 MiB less one node)
+/// are contiguous in the node file and depend on nothing before them.
+const BLOCK_LOG: u32 = 14;
+const BLOCK_LEAVES: usize = 1 << BLOCK_LOG;
+/// Hashing threads at most (the machine's cores, if fewer).
+const MAX_HASHERS: usize = 4;
+
+/// Hashes `leaves` while another thread writes the previous buffers, so the write syscalls
+/// (the kernel's copy into the page cache) and the start of writeback overlap the merges
+/// instead of adding to them; returns the bytes written. The aligned blocks in the middle of
+/// an append are hashed by one worker per core: a block's nodes need only its own leaves,
+/// and the calling thread then carries each block's root into the peaks, in order (about one
+/// merge per block), so the bytes are exactly those of [`hash_leaves`] over all the leaves.
+/// Buffers circulate through a fixed pool, so memory stays flat.
 fn write_pipelined(
     nodes: &File,
     offset: u64,
     leaves: &[Hash],
     peaks: &mut Vec<(u32, Hash)>,
+    hashers: usize,
 ) -> Result<u64> {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::mpsc::{channel, sync_channel};
+    use std::sync::Mutex;
+    let before: u64 = peaks.iter().map(|p| 1u64 << p.0).sum();
+    let head =
+        ((BLOCK_LEAVES - (before % BLOCK_LEAVES as u64) as usize) % BLOCK_LEAVES).min(leaves.len());
+    let (head, rest) = leaves.split_at(head);
+    // One hasher: every leaf on the calling thread, in chunks (the tail's loop).
+    let blocks = if hashers > 1 {
+        rest.len() / BLOCK_LEAVES
+    } else {
+        0
+    };
+    let (middle, tail) = rest.split_at(blocks * BLOCK_LEAVES);
+    let (free_tx, free_rx) = channel::<Vec<u8>>();
+    // A buffer is taken and a block claimed under one lock, so the blocks are claimed in the
+    // order buffers are handed out and the block the calling thread waits for always has one.
+    // Every wait ends when the writer stops on an error (it drops the pool's sender and its
+    // queue's receiver), and its join returns that error.
+    let free = Mutex::new(free_rx);
+    let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = sync_channel::<Vec<u8>>(2);
-        let (free_tx, free_rx) = channel::<Vec<u8>>();
-        for _ in 0..3 {
+        // Each hasher holds one, two queue for the writer, one it writes, one in reserve for
+        // the block the calling thread waits for.
+        for _ in 0..hashers + 4 {
             let _ = free_tx.send(Vec::with_capacity(WRITE_BUFFER + 64 * 64));
         }
         let io = scope.spawn(move || -> Result<u64> {
@@ -1286,13 +1335,63 @@ fn write_pipelined(
             }
             Ok(at - offset)
         });
-        for chunk in leaves.chunks(CHUNK_LEAVES) {
-            // Either receive or send fails only when the writer stopped on an error, which
-            // its join below returns.
-            let Ok(mut buf) = free_rx.recv() else { break };
+        let take = || free.lock().ok()?.recv().ok();
+        let sequential = |chunk: &[Hash], peaks: &mut Vec<(u32, Hash)>| -> bool {
+            let Some(mut buf) = take() else { return false };
             hash_leaves(chunk, peaks, &mut buf);
-            if full_tx.send(buf).is_err() {
-                break;
+            full_tx.send(buf).is_ok()
+        };
+        let mut ok = head.is_empty() || sequential(head, peaks);
+        if ok && blocks > 0 {
+            let (done_tx, done_rx) = channel::<(usize, Vec<u8>, Hash)>();
+            for _ in 0..hashers {
+                let done_tx = done_tx.clone();
+                let (free, next) = (&free, &next);
+                scope.spawn(move || loop {
+                    let (i, mut buf) = {
+                        let Ok(rx) = free.lock() else { return };
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= blocks {
+                            return;
+                        }
+                        let Ok(buf) = rx.recv() else { return };
+                        (i, buf)
+                    };
+                    let mut local = Vec::with_capacity(BLOCK_LOG as usize + 1);
+                    hash_leaves(
+                        &middle[i * BLOCK_LEAVES..(i + 1) * BLOCK_LEAVES],
+                        &mut local,
+                        &mut buf,
+                    );
+                    debug_assert!(local.len() == 1 && local[0].0 == BLOCK_LOG);
+                    if done_tx.send((i, buf, local[0].1)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(done_tx);
+            let mut waiting = BTreeMap::new();
+            let mut want = 0;
+            'blocks: while want < blocks {
+                let Ok((i, buf, root)) = done_rx.recv() else {
+                    break;
+                };
+                waiting.insert(i, (buf, root));
+                while let Some((mut buf, root)) = waiting.remove(&want) {
+                    carry(peaks, BLOCK_LOG, root, &mut buf);
+                    if full_tx.send(buf).is_err() {
+                        break 'blocks;
+                    }
+                    want += 1;
+                }
+            }
+            ok = want == blocks;
+        }
+        if ok {
+            for chunk in tail.chunks(CHUNK_LEAVES) {
+                if !sequential(chunk, peaks) {
+                    break;
+                }
             }
         }
         drop(full_tx);

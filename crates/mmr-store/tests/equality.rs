@@ -120,3 +120,61 @@ fn all_size_pairs_of_a_small_store() {
         }
     }
 }
+
+/// Appends long enough for the pipelined path (aligned blocks of 2^14 leaves hashed by one
+/// worker per core, an unaligned head and tail on the calling thread): the node file equals,
+/// byte for byte, the nodes of the same leaves pushed one at a time with blake2b-rs, and
+/// every commit's root equals the reference's. The batch sizes start on and off a block
+/// boundary, end on one, hold no whole block, and cross several.
+#[test]
+fn pipelined_appends_equal_one_leaf_at_a_time() {
+    const B: u64 = 1 << 14;
+    let batches = [3, 2 * B + 5, B - 8, B, 3 * B, B + 1, 5 * B + 777, 1, 17_000];
+    let n: u64 = batches.iter().sum();
+    let all = leaves(7, n);
+    // The reference: every node in position order, from the peaks, one leaf at a time.
+    let mut expected: Vec<u8> = Vec::with_capacity(64 * n as usize);
+    let mut peaks: Vec<(u32, H)> = vec![];
+    for leaf in &all {
+        expected.extend_from_slice(leaf);
+        let (mut height, mut node) = (0, *leaf);
+        while let Some(&(h, left)) = peaks.last() {
+            if h != height {
+                break;
+            }
+            peaks.pop();
+            node = ref_merge(&left, &node);
+            expected.extend_from_slice(&node);
+            height += 1;
+        }
+        peaks.push((height, node));
+    }
+    // One hasher (the calling thread alone), and more workers than this machine may have.
+    for hashers in [1, 2, 3] {
+        let dir = TempDir::new("pipelined");
+        let mut store = Store::create(&dir.store(), None).unwrap();
+        store.set_hashers(hashers);
+        let mut at = 0u64;
+        for k in batches {
+            let c = store.append(&all[at as usize..(at + k) as usize]).unwrap();
+            at += k;
+            assert_eq!(c.mmr_size, mmr_size_of(at));
+            assert_eq!(
+                c.root,
+                build::commitment::<Ref>(&all[..at as usize]).unwrap().root,
+                "root after {at} leaves, {hashers} hashers"
+            );
+        }
+        drop(store);
+        let nodes = std::fs::read(dir.store().join(mmr_store::files::NODES)).unwrap();
+        assert_eq!(nodes.len(), expected.len());
+        if let Some(i) = (0..nodes.len()).find(|&i| nodes[i] != expected[i]) {
+            panic!(
+                "{hashers} hashers: node file differs first at node {}",
+                i / 32
+            );
+        }
+        let store = Store::open_read_only(&dir.store()).unwrap();
+        assert_eq!(store.check().unwrap().leaves, n);
+    }
+}

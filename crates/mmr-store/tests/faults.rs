@@ -463,8 +463,9 @@ fn sigkill_during_append_reopens_at_the_last_commit() {
     let mut rng = StdRng::seed_from_u64(11);
     let mut mid_run = 0;
     for round in 0..8 {
-        // Small commits (many fsyncs) and commits above a write buffer (the writer thread).
-        let batch = if round % 2 == 0 { 700 } else { 25_000 };
+        // Small commits (many fsyncs) and commits that hold at least one aligned block of
+        // 2^14 leaves wherever they start (the writer thread and the block hashers).
+        let batch = if round % 2 == 0 { 700 } else { 40_000 };
         let dir = t.path().join(format!("s{round}"));
         Store::create(&dir, None).unwrap();
         // The length of an unkilled run, on a scratch store.

@@ -2,10 +2,11 @@
 //! it creates a fresh store, appends that many generated leaves in commits of `--batch`,
 //! then proves 1 and 100 random leaves from a read-only handle; and it measures, in the same
 //! run, this machine's one-core rate of blake2b-256 64-byte merges, the limit an append
-//! (about one merge per leaf) is compared with. Each leaf count runs in its own process, so
-//! its peak memory (VmHWM) is its own. Prints a table and writes JSON.
+//! (about one merge per leaf) is compared with. Each leaf count runs once per hasher count
+//! (`Store::set_hashers`: 1, then one per core), each in its own process, so its peak memory
+//! (VmHWM) is its own. Prints a table and writes JSON.
 //!
-//! usage: mmr-store-scale [--leaves 1e6,1e7] [--dir DIR] [--json FILE] [--batch N] [--keep]
+//! usage: mmr-store-scale [--leaves 1e6,1e7] [--hashers 1,2] [--dir DIR] [--json FILE] [--batch N] [--keep]
 
 use mmr_store::{Hash, Store};
 use std::path::{Path, PathBuf};
@@ -13,9 +14,11 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
-usage: mmr-store-scale [--leaves LIST] [--dir DIR] [--json FILE] [--batch N] [--keep]
+usage: mmr-store-scale [--leaves LIST] [--hashers LIST] [--dir DIR] [--json FILE] [--batch N] [--keep]
 
 --leaves LIST  leaf counts, comma-separated; 1e6 and 10^6 forms accepted (default 1e6,1e7)
+--hashers LIST threads hashing an append, comma-separated, each count measured on its own
+               fresh store (default 1 and this machine's cores, at most 4)
 --dir DIR      where the stores are made, one at a time (default build/scale/store), deleted
                after each count unless --keep
 --json FILE    results (default build/scale/rust.json)
@@ -24,6 +27,7 @@ usage: mmr-store-scale [--leaves LIST] [--dir DIR] [--json FILE] [--batch N] [--
 /// One result row; the field names are shared with the TypeScript side.
 struct Row {
     leaves: u64,
+    hashers: usize,
     append_leaves_per_s: f64,
     merges_per_s: f64,
     proof1_ms: f64,
@@ -37,10 +41,11 @@ struct Row {
 impl Row {
     fn json(&self) -> String {
         format!(
-            "{{\"impl\":\"rust\",\"leaves\":{},\"append_leaves_per_s\":{:.0},\"merges_per_s\":{:.0},\
+            "{{\"impl\":\"rust\",\"leaves\":{},\"hashers\":{},\"append_leaves_per_s\":{:.0},\"merges_per_s\":{:.0},\
              \"append_vs_merge\":{:.3},\"proof1_ms\":{:.4},\"proof1_bytes\":{},\"proof100_ms\":{:.3},\
              \"proof100_bytes\":{},\"peak_rss_mb\":{:.1},\"store_bytes\":{}}}",
             self.leaves,
+            self.hashers,
             self.append_leaves_per_s,
             self.merges_per_s,
             self.append_leaves_per_s / self.merges_per_s,
@@ -62,6 +67,7 @@ impl Row {
         };
         Some(Row {
             leaves: field("leaves")? as u64,
+            hashers: field("hashers")? as usize,
             append_leaves_per_s: field("append_leaves_per_s")?,
             merges_per_s: field("merges_per_s")?,
             proof1_ms: field("proof1_ms")?,
@@ -174,9 +180,10 @@ fn time_proofs(
 }
 
 /// One leaf count, in this process: prints its row as JSON.
-fn one(leaves: u64, dir: &Path, batch: u64, keep: bool) -> Result<(), String> {
+fn one(leaves: u64, hashers: usize, dir: &Path, batch: u64, keep: bool) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(dir);
     let mut store = Store::create(dir, None).map_err(|e| e.to_string())?;
+    store.set_hashers(hashers);
     let mut gen = Gen(leaves);
     let mut chunk: Vec<Hash> = Vec::with_capacity(batch as usize);
     let mut appending = Duration::ZERO;
@@ -206,6 +213,7 @@ fn one(leaves: u64, dir: &Path, batch: u64, keep: bool) -> Result<(), String> {
     let (proof100_ms, proof100_bytes) = time_proofs(&store, 100, 20, &mut rng)?;
     let row = Row {
         leaves,
+        hashers,
         append_leaves_per_s: leaves as f64 / appending.as_secs_f64(),
         merges_per_s,
         proof1_ms,
@@ -244,6 +252,8 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut dir = PathBuf::from("build/scale/store");
     let mut json = PathBuf::from("build/scale/rust.json");
     let mut batch = 1u64 << 20;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let mut hashers: Vec<usize> = if cores > 1 { vec![1, cores] } else { vec![1] };
     let (mut keep, mut single) = (false, None);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -256,6 +266,18 @@ fn run(args: &[String]) -> Result<(), String> {
                         parse_count(c)
                             .filter(|&n| n > 0)
                             .ok_or(format!("not a leaf count: {c:?}"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "--hashers" => {
+                hashers = value()?
+                    .split(',')
+                    .map(|c| {
+                        c.trim()
+                            .parse()
+                            .ok()
+                            .filter(|n| (1..=4).contains(n))
+                            .ok_or(format!("--hashers: not a count from 1 to 4: {c:?}"))
                     })
                     .collect::<Result<_, _>>()?
             }
@@ -272,14 +294,15 @@ fn run(args: &[String]) -> Result<(), String> {
         }
     }
     if let Some(n) = single {
-        return one(n, &dir, batch, keep);
+        return one(n, hashers[0], &dir, batch, keep);
     }
     let exe = std::env::current_exe().map_err(|e| format!("finding myself: {e}"))?;
     let b2rs = merge_rate_blake2b_rs(Duration::from_millis(500));
     let mut rows = Vec::new();
     println!(
-        "{:>11} {:>13} {:>12} {:>7} {:>9} {:>7} {:>10} {:>8} {:>8} {:>12}",
+        "{:>11} {:>7} {:>13} {:>12} {:>7} {:>9} {:>7} {:>10} {:>8} {:>8} {:>12}",
         "leaves",
+        "hashers",
         "append/s",
         "merges/s",
         "ratio",
@@ -290,9 +313,13 @@ fn run(args: &[String]) -> Result<(), String> {
         "rss MB",
         "store bytes"
     );
-    for n in counts {
+    for (n, h) in counts
+        .iter()
+        .flat_map(|&n| hashers.iter().map(move |&h| (n, h)))
+    {
         let mut cmd = Command::new(&exe);
         cmd.args(["--one", &n.to_string(), "--batch", &batch.to_string()]);
+        cmd.args(["--hashers", &h.to_string()]);
         cmd.arg("--dir").arg(&dir);
         if keep {
             cmd.arg("--keep");
@@ -312,8 +339,9 @@ fn run(args: &[String]) -> Result<(), String> {
             .find_map(Row::parse)
             .ok_or(format!("{n} leaves: no result in {text:?}"))?;
         println!(
-            "{:>11} {:>13.0} {:>12.0} {:>7.3} {:>9.4} {:>7} {:>10.3} {:>8} {:>8.1} {:>12}",
+            "{:>11} {:>7} {:>13.0} {:>12.0} {:>7.3} {:>9.4} {:>7} {:>10.3} {:>8} {:>8.1} {:>12}",
             row.leaves,
+            row.hashers,
             row.append_leaves_per_s,
             row.merges_per_s,
             row.append_leaves_per_s / row.merges_per_s,
