@@ -13,9 +13,15 @@
 //!   cell dep with that type script hash): the same claims against a dep with the true
 //!   (root, size), and for every honest proof each dep configuration the lock must refuse
 //!   (none, two, counterfeits, data that is not 40 bytes) with its code.
+//! - Every run is also held against its verifier's native core (`assurance::native`, the same
+//!   crates built with the contracts' features, the C core over FFI, each in its contract's
+//!   lock flow with the spend's args, witness and cell deps): the binary's exit code must be
+//!   the core's, acceptance included (0).
 //! - Negative controls: the same search on deliberately broken verifiers must report
-//!   forgeries, so a verifier with such a bug could not pass it.
+//!   forgeries, so a verifier with such a bug could not pass it; and a deliberately wrong
+//!   native core must be reported as disagreeing with the release binaries.
 
+use assurance::native::{self, CellDep as NativeDep, CODE_DEP_ONLY};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{DepType, ScriptHashType, TransactionBuilder},
@@ -67,6 +73,17 @@ impl Dep {
             data,
         }
     }
+
+    /// The dep as the native lock flow sees it: its type script's hash and its data.
+    fn native(&self) -> NativeDep<'_> {
+        NativeDep {
+            type_hash: self
+                .type_
+                .as_ref()
+                .map(|t| t.calc_script_hash().as_slice().try_into().unwrap()),
+            data: &self.data,
+        }
+    }
 }
 
 /// What a spend puts around the payload: the lock args and the cell deps.
@@ -94,6 +111,30 @@ impl Spend {
             args: by_reference_args(&hash, Mode::Plain),
             deps,
         }
+    }
+
+    /// The cell deps of the transaction `Vm::run` builds, in its order: the spend's, then
+    /// the verifier's code cell (`complete_tx` appends it; it never carries the
+    /// accumulator's type script, which `CODE_DEP_ONLY` stands for).
+    fn native_deps(&self) -> Vec<NativeDep<'_>> {
+        self.deps
+            .iter()
+            .map(Dep::native)
+            .chain(CODE_DEP_ONLY.iter().copied())
+            .collect()
+    }
+}
+
+/// A verifier's native core in its contract's lock flow: the exit code (0 = accepted) for
+/// these args, witness 0 and cell deps.
+type Native = fn(Verifier, &[u8], &[u8], &[NativeDep]) -> i8;
+
+/// The assurance crate's cores (`assurance/src/native.rs`).
+fn native_core(format: Verifier, args: &[u8], witness: &[u8], deps: &[NativeDep]) -> i8 {
+    match format {
+        Verifier::Baseline => native::baseline_lock_with_deps(args, Some(witness), deps),
+        Verifier::Compiled => native::compiled_lock_with_deps(args, Some(witness), deps),
+        Verifier::C => native::c_lock_with_deps(args, Some(witness), deps),
     }
 }
 
@@ -225,6 +266,11 @@ struct Report {
     wrong_codes: u64,
     /// The compiled Rust and the C verifier gave different outcomes.
     disagreements: u64,
+    /// Runs whose outcome is not their native core's (another exit code, or one accepts and
+    /// the other does not).
+    native_disagreements: u64,
+    /// Of those, the runs where only one of the two accepts.
+    native_verdict_disagreements: u64,
     /// The first failures, for the assertion message.
     first: Vec<String>,
 }
@@ -235,6 +281,7 @@ impl Report {
             && self.wrongly_accepted == 0
             && self.wrong_codes == 0
             && self.disagreements == 0
+            && self.native_disagreements == 0
     }
 
     fn note(&mut self, what: String) {
@@ -244,16 +291,19 @@ impl Report {
     }
 }
 
-/// The search: its verifiers, and what they gave so far.
+/// The search: its verifiers, the native cores they are held against, and what they gave so
+/// far.
 struct Search<'a> {
     locks: Vec<&'a mut dyn Lock>,
+    native: Native,
     report: Report,
 }
 
 impl<'a> Search<'a> {
-    fn new(locks: Vec<&'a mut dyn Lock>) -> Search<'a> {
+    fn new(locks: Vec<&'a mut dyn Lock>, native: Native) -> Search<'a> {
         Search {
             locks,
+            native,
             report: Report::default(),
         }
     }
@@ -269,13 +319,30 @@ impl<'a> Search<'a> {
     ) {
         let r = &mut self.report;
         r.cases += 1;
+        let deps = spend.native_deps();
         let mut compiled_outcomes = Vec::new();
         for lock in self.locks.iter_mut() {
             let format = lock.format();
-            let got = lock.run(spend, &payload(format));
+            let bytes = payload(format);
+            let got = lock.run(spend, &bytes);
             r.runs += 1;
             if format != Verifier::Baseline {
                 compiled_outcomes.push(got.code());
+            }
+            let witness = witness_args_with_lock(&bytes);
+            let core = (self.native)(format, &spend.args, &witness, &deps);
+            // An exit code is never 0: 0 is acceptance on both sides.
+            let vm = got.code().unwrap_or(0);
+            if vm != core {
+                r.native_disagreements += 1;
+                if (vm == 0) != (core == 0) {
+                    r.native_verdict_disagreements += 1;
+                }
+                r.note(format!(
+                    "{}: {}: {got:?}, native core {core}",
+                    lock.name(),
+                    what()
+                ));
             }
             match (expect.code(format), got) {
                 (None, Outcome::Accepted(_)) => r.accepted += 1,
@@ -486,12 +553,20 @@ fn release_vms() -> Vec<Vm> {
     ALL.into_iter().map(Vm::new).collect()
 }
 
+/// `body` on the three release binaries in CKB-VM, held against `native`.
+fn release_search(native: Native, body: impl FnOnce(&mut Search), what: &str) -> Report {
+    let mut vms = release_vms();
+    let locks = vms.iter_mut().map(|v| v as &mut dyn Lock).collect();
+    run_search(locks, native, body, what)
+}
+
 fn run_search(
     locks: Vec<&mut dyn Lock>,
+    native: Native,
     body: impl FnOnce(&mut Search),
     what: &str,
-) -> (Report, f64) {
-    let mut search = Search::new(locks);
+) -> Report {
+    let mut search = Search::new(locks, native);
     let start = std::time::Instant::now();
     body(&mut search);
     let secs = start.elapsed().as_secs_f64();
@@ -499,7 +574,7 @@ fn run_search(
     println!(
         "{what}: {} cases x {} verifiers = {} runs in {secs:.2} s, {:.0} runs/s; \
          accepted {}, forgeries {}, wrongly accepted {}, honest rejected {}, wrong codes {}, \
-         disagreements {}",
+         disagreements {}, native disagreements {} ({} verdicts)",
         r.cases,
         r.runs / r.cases.max(1),
         r.runs,
@@ -509,9 +584,11 @@ fn run_search(
         r.wrongly_accepted,
         r.honest_rejected,
         r.wrong_codes,
-        r.disagreements
+        r.disagreements,
+        r.native_disagreements,
+        r.native_verdict_disagreements
     );
-    (r, secs)
+    r
 }
 
 /// Leaf sets of MMRs of 1..=max leaves, and claims (true or neighbour's value per leaf).
@@ -524,9 +601,7 @@ fn sets_and_claims(max: u32) -> (u64, u64) {
 
 #[test]
 fn every_claim_of_every_mmr_up_to_7_leaves_in_ckb_vm() {
-    let mut vms = release_vms();
-    let locks = vms.iter_mut().map(|v| v as &mut dyn Lock).collect();
-    let (r, _) = run_search(locks, |s| plain_search(s, 7), "plain, 1-7 leaves");
+    let r = release_search(native_core, |s| plain_search(s, 7), "plain, 1-7 leaves");
     assert!(r.clean(), "{r:#?}");
     let (sets, claims) = sets_and_claims(7);
     assert_eq!((sets, claims), (247, 3272));
@@ -537,10 +612,8 @@ fn every_claim_of_every_mmr_up_to_7_leaves_in_ckb_vm() {
 
 #[test]
 fn every_claim_by_reference_up_to_7_leaves_in_ckb_vm() {
-    let mut vms = release_vms();
-    let locks = vms.iter_mut().map(|v| v as &mut dyn Lock).collect();
-    let (r, _) = run_search(
-        locks,
+    let r = release_search(
+        native_core,
         |s| by_reference_search(s, 7),
         "by reference, 1-7 leaves",
     );
@@ -637,8 +710,9 @@ impl Lock for TrustsItsOwnRoot {
 fn negative_control_a_verifier_that_ignores_leftovers_is_caught() {
     let mut broken: Vec<StopsAtTheRoot> = release_vms().into_iter().map(StopsAtTheRoot).collect();
     let locks = broken.iter_mut().map(|v| v as &mut dyn Lock).collect();
-    let (r, _) = run_search(
+    let r = run_search(
         locks,
+        native_core,
         |s| plain_search(s, 4),
         "control: leftovers ignored, 1-4 leaves",
     );
@@ -647,6 +721,9 @@ fn negative_control_a_verifier_that_ignores_leftovers_is_caught() {
     // checks positions before anything else: 23), every item after the peaks by all three.
     assert_eq!(r.forgeries, 2 * sets, "{r:#?}");
     assert_eq!(r.wrongly_accepted, 2 * sets + 3 * sets, "{r:#?}");
+    // The native cores refuse each of them: the comparison alone catches the bug too.
+    assert_eq!(r.native_disagreements, r.wrongly_accepted, "{r:#?}");
+    assert_eq!(r.native_verdict_disagreements, r.wrongly_accepted);
     assert!(!r.clean());
     assert_eq!(r.honest_rejected + r.wrong_codes + r.disagreements, 0);
 }
@@ -654,8 +731,9 @@ fn negative_control_a_verifier_that_ignores_leftovers_is_caught() {
 #[test]
 fn negative_control_a_verifier_that_trusts_its_own_root_is_caught() {
     let mut broken = TrustsItsOwnRoot;
-    let (r, _) = run_search(
+    let r = run_search(
         vec![&mut broken],
+        native_core,
         |s| plain_search(s, 4),
         "control: root never compared, 1-4 leaves",
     );
@@ -664,5 +742,47 @@ fn negative_control_a_verifier_that_trusts_its_own_root_is_caught() {
     assert_eq!(r.forgeries, claims - sets, "{r:#?}");
     assert_eq!(r.wrongly_accepted, claims - sets);
     assert_eq!(r.accepted, sets);
+    // The whole core refuses every one of them (9).
+    assert_eq!(r.native_disagreements, claims - sets, "{r:#?}");
     assert!(!r.clean());
+}
+
+/// A native core that is wrong in two ways: it accepts a proof whose root does not match
+/// (9, the Parity bug's verdict) and reports every other refusal as 9 (a wrong code, the
+/// verdict right).
+fn wrong_native(format: Verifier, args: &[u8], witness: &[u8], deps: &[NativeDep]) -> i8 {
+    match native_core(format, args, witness, deps) {
+        0 | ROOT_MISMATCH => 0,
+        _ => ROOT_MISMATCH,
+    }
+}
+
+/// The comparison with the native cores is live: the release binaries, held against a wrong
+/// native core, disagree with it on exactly the runs where it is wrong, verdicts and codes
+/// counted apart.
+#[test]
+fn negative_control_a_wrong_native_core_is_caught() {
+    let r = release_search(
+        wrong_native,
+        |s| plain_search(s, 4),
+        "control: wrong native core, 1-4 leaves",
+    );
+    let (sets, claims) = sets_and_claims(4);
+    // Every false claim on all three (the binaries say 9, the wrong core accepts), every
+    // leftover's code on all three (23, 27, 64, 45: the wrong core says 9).
+    assert_eq!(
+        r.native_verdict_disagreements,
+        3 * (claims - sets),
+        "{r:#?}"
+    );
+    assert_eq!(
+        r.native_disagreements,
+        3 * (claims - sets) + 3 * 2 * sets,
+        "{r:#?}"
+    );
+    // The binaries themselves are right.
+    assert_eq!(
+        r.honest_rejected + r.wrongly_accepted + r.wrong_codes + r.disagreements,
+        0
+    );
 }
