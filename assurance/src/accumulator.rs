@@ -431,6 +431,96 @@ pub fn ancestry_verdict(
     Ok(())
 }
 
+/// The type script's update flow after its loads (`verify_update`: `payload` from
+/// `WitnessArgs.input_type`, `input`/`output` the two cells' data) through the variant: 0 or
+/// the exit code. `Core` is `mmr_accumulator::verify_update` itself; the broken variants
+/// change only `APPEND` and `EXTEND` (through [`run_append`] and [`run_ancestry_roots`]) and
+/// leave everything else to the core.
+pub fn update_code(v: Variant, payload: &[u8], input: &[u8], output: &[u8]) -> i8 {
+    let core = || {
+        let mut ws = mmr_accumulator::Workspace::new();
+        match mmr_accumulator::verify_update::<Ref>(&mut ws, payload, input, output) {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        }
+    };
+    let (Ok((old_root, old_size)), Ok((new_root, new_size))) = (
+        mmr_accumulator::split_data(input),
+        mmr_accumulator::split_data(output),
+    ) else {
+        return core();
+    };
+    match (v, payload.split_first()) {
+        (Variant::Core, _) => core(),
+        (_, Some((&mmr_accumulator::tag::APPEND, body))) => {
+            match run_append(v, old_root, old_size, body) {
+                Ok(c) if c == (*new_root, new_size) => 0,
+                Ok(_) => Error::OutputMismatch.code(),
+                Err(c) => c,
+            }
+        }
+        (_, Some((&mmr_accumulator::tag::EXTEND, proof))) => {
+            let roots = run_ancestry_roots(v, old_size, new_size, proof);
+            ancestry_verdict(v, &roots, old_root, new_root).map_or_else(|c| c, |()| 0)
+        }
+        _ => core(),
+    }
+}
+
+/// The type script's creation flow after its loads and the type-id check
+/// (`verify_creation`: `payload` from `WitnessArgs.output_type`, `output` the cell's data),
+/// on the core: 0 or the exit code.
+pub fn creation_code(payload: &[u8], output: &[u8]) -> i8 {
+    let mut ws = mmr_accumulator::Workspace::new();
+    match mmr_accumulator::verify_creation::<Ref>(&mut ws, payload, output) {
+        Ok(()) => 0,
+        Err(e) => e.code(),
+    }
+}
+
+/// The model's code for an update with 40-byte `input` and `output` (0 = accepted), where the
+/// model defines the transition: `APPEND` ([`model_append`], then the output compared, 117)
+/// and `EXTEND` ([`model_ancestry`]); `None` for anything else.
+pub fn model_update_code(payload: &[u8], input: &[u8; 40], output: &[u8; 40]) -> Option<i8> {
+    let split = |d: &[u8; 40]| -> (H, u64) {
+        (
+            d[..32].try_into().unwrap(),
+            u64::from_le_bytes(d[32..].try_into().unwrap()),
+        )
+    };
+    let ((old_root, old_size), (new_root, new_size)) = (split(input), split(output));
+    let verdict = match payload.split_first()? {
+        (&mmr_accumulator::tag::APPEND, body) => {
+            match model_append(Some((&old_root, old_size)), body) {
+                Ok(c) if c == (new_root, new_size) => Ok(()),
+                Ok(_) => Err(117),
+                Err(c) => Err(c),
+            }
+        }
+        (&mmr_accumulator::tag::EXTEND, proof) => {
+            model_ancestry(&old_root, old_size, &new_root, new_size, proof)
+        }
+        _ => return None,
+    };
+    Some(verdict.map_or_else(|c| c, |()| 0))
+}
+
+/// The model's code for a creation by `CREATE` with a 40-byte `output`; `None` for any other
+/// payload.
+pub fn model_creation_code(payload: &[u8], output: &[u8; 40]) -> Option<i8> {
+    let body = match payload.split_first()? {
+        (&mmr_accumulator::tag::CREATE, body) => body,
+        _ => return None,
+    };
+    let new_root: H = output[..32].try_into().unwrap();
+    let new_size = u64::from_le_bytes(output[32..].try_into().unwrap());
+    Some(match model_append(None, body) {
+        Ok(c) if c == (new_root, new_size) => 0,
+        Ok(_) => 117,
+        Err(c) => c,
+    })
+}
+
 /// Search bounds.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -540,7 +630,7 @@ impl Stats {
 /// Every value of the search's pool for a pair: every node of the larger MMR (which holds
 /// every node of the smaller), both roots, every bagging of a suffix of either MMR's peaks
 /// (the old peaks are nodes; the tails are baggings).
-fn pool(history: &Mmr, n: u64, m: u64) -> Vec<H> {
+pub fn pool(history: &Mmr, n: u64, m: u64) -> Vec<H> {
     let big = n.max(m) as usize;
     let mut out: Vec<H> = Vec::new();
     let mut add = |v: H| {

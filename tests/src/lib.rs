@@ -12,6 +12,7 @@ use ckb_testtool::context::Context;
 use std::path::PathBuf;
 use tx_generator::Workload;
 
+pub mod accumulator;
 pub mod owner;
 
 pub const MAX_CYCLES: u64 = 70_000_000;

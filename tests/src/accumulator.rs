@@ -1,0 +1,144 @@
+//! A minimal chain around the accumulator type script's release binary
+//! (`build/release/accumulator-type`, docs/accumulator.md): one ckb-testtool context with the
+//! binary's code cell and an always-success lock for every cell, and the two transactions the
+//! type script judges from bytes: an update of one accumulator cell and a creation under CKB's
+//! type-id rule.
+
+use crate::{exit_code, release_dir, Outcome, MAX_CYCLES};
+use ckb_testtool::builtin::ALWAYS_SUCCESS;
+use ckb_testtool::ckb_hash::blake2b_256;
+use ckb_testtool::ckb_types::{
+    bytes::Bytes,
+    core::{ScriptHashType, TransactionBuilder},
+    packed::{CellInput, CellOutput, OutPoint, Script, WitnessArgs},
+    prelude::*,
+};
+use ckb_testtool::context::Context;
+
+/// The type args of the accumulator [`AccumulatorChain::update`] spends.
+pub const UPDATED_ID: [u8; 32] = [0x1d; 32];
+
+/// `build/release/accumulator-type`.
+pub fn binary() -> Bytes {
+    let path = release_dir().join("accumulator-type");
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; build it with ./build.sh build", path.display()))
+        .into()
+}
+
+/// CKB's type id of the output at `index` of a transaction whose first input is `input`.
+pub fn type_id(input: &CellInput, index: u64) -> [u8; 32] {
+    let mut preimage = input.as_slice().to_vec();
+    preimage.extend_from_slice(&index.to_le_bytes());
+    blake2b_256(preimage)
+}
+
+/// A `WitnessArgs` with these `input_type` and `output_type` fields (no lock).
+pub fn witness(input_type: Option<&[u8]>, output_type: Option<&[u8]>) -> Bytes {
+    WitnessArgs::new_builder()
+        .input_type(input_type.map(Bytes::copy_from_slice).pack())
+        .output_type(output_type.map(Bytes::copy_from_slice).pack())
+        .build()
+        .as_bytes()
+}
+
+pub struct AccumulatorChain {
+    pub context: Context,
+    /// The type script's code cell.
+    pub code: OutPoint,
+    /// The always-success lock of every cell.
+    pub lock: Script,
+}
+
+impl Default for AccumulatorChain {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AccumulatorChain {
+    pub fn new() -> AccumulatorChain {
+        let mut context = Context::default();
+        let code = context.deploy_cell(binary());
+        let always = context.deploy_cell(ALWAYS_SUCCESS.clone());
+        let lock = context
+            .build_script_with_hash_type(&always, ScriptHashType::Data2, Bytes::new())
+            .unwrap();
+        AccumulatorChain {
+            context,
+            code,
+            lock,
+        }
+    }
+
+    /// The accumulator's type script with these args.
+    pub fn type_script(&mut self, args: &[u8]) -> Script {
+        self.context
+            .build_script_with_hash_type(
+                &self.code,
+                ScriptHashType::Data2,
+                Bytes::copy_from_slice(args),
+            )
+            .unwrap()
+    }
+
+    /// An output (500 CKB) with the always-success lock and this type script.
+    pub fn output(&self, type_script: Option<&Script>) -> CellOutput {
+        CellOutput::new_builder()
+            .capacity(500_000_000_000u64)
+            .lock(self.lock.clone())
+            .type_(type_script.cloned().pack())
+            .build()
+    }
+
+    /// A live cell (1,000 CKB) with no type script and no data.
+    pub fn plain_cell(&mut self) -> OutPoint {
+        self.context.create_cell(
+            CellOutput::new_builder()
+                .capacity(1_000_000_000_000u64)
+                .lock(self.lock.clone())
+                .build(),
+            Bytes::new(),
+        )
+    }
+
+    /// Completes and verifies `tx`: accepted with its cycles, or the exit code.
+    pub fn run(&mut self, tx: TransactionBuilder) -> Outcome {
+        let tx = self.context.complete_tx(tx.build());
+        match self.context.verify_tx(&tx, MAX_CYCLES) {
+            Ok(cycles) => Outcome::Accepted(cycles),
+            Err(e) => Outcome::Rejected(exit_code(&e.to_string())),
+        }
+    }
+
+    /// An update: an accumulator cell (type args [`UPDATED_ID`]) holding `old`, created
+    /// directly (a chain can hold any data a past transaction wrote), as input 0, spent into
+    /// one holding `new` as output 0, `payload` in `input_type`.
+    pub fn update(&mut self, old: &[u8], new: &[u8], payload: &[u8]) -> TransactionBuilder {
+        let t = self.type_script(&UPDATED_ID);
+        let out = self.output(Some(&t));
+        let cell = self
+            .context
+            .create_cell(out.clone(), Bytes::copy_from_slice(old));
+        TransactionBuilder::default()
+            .input(CellInput::new_builder().previous_output(cell).build())
+            .output(out)
+            .output_data(Bytes::copy_from_slice(new).pack())
+            .witness(witness(Some(payload), None).pack())
+    }
+
+    /// A creation: a plain input, the accumulator holding `data` as output 0 under the type
+    /// id of that input and index, `payload` in `output_type`. Returns the type args too.
+    pub fn creation(&mut self, data: &[u8], payload: &[u8]) -> (TransactionBuilder, [u8; 32]) {
+        let cell = self.plain_cell();
+        let input = CellInput::new_builder().previous_output(cell).build();
+        let id = type_id(&input, 0);
+        let t = self.type_script(&id);
+        let tx = TransactionBuilder::default()
+            .input(input)
+            .output(self.output(Some(&t)))
+            .output_data(Bytes::copy_from_slice(data).pack())
+            .witness(witness(None, Some(payload)).pack());
+        (tx, id)
+    }
+}
