@@ -74,6 +74,11 @@ const WRITE_BUFFER: usize = 1 << 20;
 /// Leaves hashed into one write buffer: a leaf adds itself and on average one parent (64
 /// bytes), and a chunk at most 64 more parents than leaves.
 const CHUNK_LEAVES: usize = WRITE_BUFFER / 64 - 64;
+/// How far the writer lets writeback trail its writes before it waits. Waiting one buffer
+/// behind kept the disk's queue short: 10^8 leaves appended at 0.77 of the merge rate, against
+/// 0.93 with 8 buffers of lag and 0.94 with no wait at all (which leaves a whole commit, 64
+/// MiB per 2^20 leaves, to the fsync). Measured with `mmr-store-scale --leaves 1e8 --hashers 2`.
+const WRITEBACK_LAG: u64 = 8 * WRITE_BUFFER as u64;
 
 /// Every failure, each with its own process exit code ([`Error::code`], docs/error-codes.md
 /// "The store"). On every error the store on disk is as it was before the call.
@@ -1304,10 +1309,10 @@ fn write_pipelined(
                 nodes
                     .write_all_at(&buf, at)
                     .map_err(|e| Error::io("writing the node file", e))?;
-                // Start this buffer's writeback now and wait for the one before it: the
-                // disk works while the merges run, and the fsync before the commit record
-                // finds about one buffer still to write instead of the whole append.
-                // Advisory; any write error shows in that fsync.
+                // Start this buffer's writeback now, and wait for what lies more than
+                // WRITEBACK_LAG behind it: the disk works while the merges run, and the fsync
+                // before the commit record finds at most that much still to write instead of
+                // the whole append. Advisory; any write error shows in that fsync.
                 let fd = nodes.as_raw_fd();
                 // SAFETY: plain syscalls on a descriptor borrowed for this scope.
                 #[allow(unsafe_code)]
@@ -1318,11 +1323,11 @@ fn write_pipelined(
                         buf.len() as libc::off64_t,
                         libc::SYNC_FILE_RANGE_WRITE,
                     );
-                    if at > offset {
+                    if at > offset + WRITEBACK_LAG {
                         libc::sync_file_range(
                             fd,
                             offset as libc::off64_t,
-                            (at - offset) as libc::off64_t,
+                            (at - WRITEBACK_LAG - offset) as libc::off64_t,
                             libc::SYNC_FILE_RANGE_WAIT_BEFORE
                                 | libc::SYNC_FILE_RANGE_WRITE
                                 | libc::SYNC_FILE_RANGE_WAIT_AFTER,
