@@ -102,6 +102,14 @@ impl AccumulatorChain {
         )
     }
 
+    /// A live accumulator cell holding `data`, its type args `id` (created directly, as a
+    /// chain can hold any data a past transaction wrote).
+    pub fn accumulator(&mut self, id: &[u8], data: &[u8]) -> OutPoint {
+        let t = self.type_script(id);
+        let out = self.output(Some(&t));
+        self.context.create_cell(out, Bytes::copy_from_slice(data))
+    }
+
     /// Completes and verifies `tx`: accepted with its cycles, or the exit code.
     pub fn run(&mut self, tx: TransactionBuilder) -> Outcome {
         let tx = self.context.complete_tx(tx.build());
@@ -112,33 +120,59 @@ impl AccumulatorChain {
     }
 
     /// An update: an accumulator cell (type args [`UPDATED_ID`]) holding `old`, created
-    /// directly (a chain can hold any data a past transaction wrote), as input 0, spent into
-    /// one holding `new` as output 0, `payload` in `input_type`.
+    /// directly ([`Self::accumulator`]), as input 0, spent into one holding `new` as output 0,
+    /// `payload` in `input_type`.
     pub fn update(&mut self, old: &[u8], new: &[u8], payload: &[u8]) -> TransactionBuilder {
+        let cell = self.accumulator(&UPDATED_ID, old);
         let t = self.type_script(&UPDATED_ID);
-        let out = self.output(Some(&t));
-        let cell = self
-            .context
-            .create_cell(out.clone(), Bytes::copy_from_slice(old));
         TransactionBuilder::default()
             .input(CellInput::new_builder().previous_output(cell).build())
-            .output(out)
+            .output(self.output(Some(&t)))
             .output_data(Bytes::copy_from_slice(new).pack())
             .witness(witness(Some(payload), None).pack())
+    }
+
+    /// [`Self::update`], completed and verified ([`Self::run`]).
+    pub fn run_update(&mut self, old: &[u8], new: &[u8], payload: &[u8]) -> Outcome {
+        let tx = self.update(old, new, payload);
+        self.run(tx)
     }
 
     /// A creation: a plain input, the accumulator holding `data` as output 0 under the type
     /// id of that input and index, `payload` in `output_type`. Returns the type args too.
     pub fn creation(&mut self, data: &[u8], payload: &[u8]) -> (TransactionBuilder, [u8; 32]) {
+        self.creation_at(data, payload, 0)
+    }
+
+    /// [`Self::creation`] with the accumulator as output `index`: `index` plain outputs
+    /// (no data, empty witnesses) before it, `payload` in the `output_type` at `index`.
+    pub fn creation_at(
+        &mut self,
+        data: &[u8],
+        payload: &[u8],
+        index: usize,
+    ) -> (TransactionBuilder, [u8; 32]) {
         let cell = self.plain_cell();
         let input = CellInput::new_builder().previous_output(cell).build();
-        let id = type_id(&input, 0);
+        let id = type_id(&input, index as u64);
         let t = self.type_script(&id);
-        let tx = TransactionBuilder::default()
-            .input(input)
+        let mut tx = TransactionBuilder::default().input(input);
+        for _ in 0..index {
+            tx = tx
+                .output(self.output(None))
+                .output_data(Bytes::new().pack())
+                .witness(Bytes::new().pack());
+        }
+        let tx = tx
             .output(self.output(Some(&t)))
             .output_data(Bytes::copy_from_slice(data).pack())
             .witness(witness(None, Some(payload)).pack());
         (tx, id)
+    }
+
+    /// [`Self::creation`], completed and verified ([`Self::run`]).
+    pub fn run_creation(&mut self, data: &[u8], payload: &[u8]) -> Outcome {
+        let (tx, _) = self.creation(data, payload);
+        self.run(tx)
     }
 }

@@ -2,19 +2,18 @@
 //! `build/release/accumulator-type`: every transition honest, every class it closes with its
 //! exact code, and the cycles of the brief's two large transitions.
 
-use ckb_testtool::builtin::ALWAYS_SUCCESS;
 use ckb_testtool::ckb_hash::blake2b_256;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::{ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellInput, CellOutput, OutPoint, Script, WitnessArgs},
+    core::{TransactionBuilder, TransactionView},
+    packed::{CellInput, CellOutput, Script},
     prelude::*,
 };
-use ckb_testtool::context::Context;
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::{tag, Commitment, Error, Merge, Shape};
 use mmr_lock::mmr::mmr_size_of;
-use tests::{exit_code, release_dir, Outcome, MAX_CYCLES};
+use tests::accumulator::{type_id, witness, AccumulatorChain, UPDATED_ID};
+use tests::{release_dir, Outcome, MAX_CYCLES};
 
 /// The host hash (mmr-blake2b's portable path).
 struct Host;
@@ -28,147 +27,22 @@ impl Merge for Host {
 /// Cycles of one merge on the assembly kernel (docs/hashing.md).
 const MERGE_CYCLES: u64 = 1_299;
 
-fn binary() -> Bytes {
-    let path = release_dir().join("accumulator-type");
-    std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; build it with ./build.sh build", path.display()))
-        .into()
-}
-
-struct Chain {
-    context: Context,
-    code: OutPoint,
-    lock: Script,
-}
-
-impl Chain {
-    fn new() -> Chain {
-        let mut context = Context::default();
-        let code = context.deploy_cell(binary());
-        let always = context.deploy_cell(ALWAYS_SUCCESS.clone());
-        let lock = context
-            .build_script_with_hash_type(&always, ScriptHashType::Data2, Bytes::new())
-            .unwrap();
-        Chain {
-            context,
-            code,
-            lock,
-        }
+/// Cycles of the same transaction without any type script (the always-success lock).
+fn lock_cycles(chain: &mut AccumulatorChain, tx: &TransactionView) -> u64 {
+    let outputs: Vec<CellOutput> = tx
+        .outputs()
+        .into_iter()
+        .map(|o| o.as_builder().type_(None::<Script>.pack()).build())
+        .collect();
+    let mut plain = TransactionBuilder::default()
+        .outputs_data(tx.outputs_data())
+        .outputs(outputs);
+    for _ in tx.inputs() {
+        let cell = chain.plain_cell();
+        plain = plain.input(CellInput::new_builder().previous_output(cell).build());
     }
-
-    fn type_script(&mut self, args: &[u8]) -> Script {
-        self.context
-            .build_script_with_hash_type(
-                &self.code,
-                ScriptHashType::Data2,
-                Bytes::copy_from_slice(args),
-            )
-            .unwrap()
-    }
-
-    fn plain_cell(&mut self) -> OutPoint {
-        self.context.create_cell(
-            CellOutput::new_builder()
-                .capacity(1_000_000_000_000u64)
-                .lock(self.lock.clone())
-                .build(),
-            Bytes::new(),
-        )
-    }
-
-    fn output(&self, type_script: Option<&Script>) -> CellOutput {
-        CellOutput::new_builder()
-            .capacity(500_000_000_000u64)
-            .lock(self.lock.clone())
-            .type_(type_script.cloned().pack())
-            .build()
-    }
-
-    /// A live accumulator cell with `data`, its type args `id`.
-    fn accumulator(&mut self, id: &[u8], data: &[u8]) -> OutPoint {
-        let t = self.type_script(id);
-        let out = self.output(Some(&t));
-        self.context.create_cell(out, Bytes::copy_from_slice(data))
-    }
-
-    fn run(&mut self, tx: TransactionBuilder) -> Outcome {
-        let tx = self.context.complete_tx(tx.build());
-        match self.context.verify_tx(&tx, MAX_CYCLES) {
-            Ok(cycles) => Outcome::Accepted(cycles),
-            Err(e) => Outcome::Rejected(exit_code(&e.to_string())),
-        }
-    }
-
-    /// Cycles of the same transaction without any type script (the always-success lock).
-    fn lock_cycles(&mut self, tx: &TransactionView) -> u64 {
-        let outputs: Vec<CellOutput> = tx
-            .outputs()
-            .into_iter()
-            .map(|o| o.as_builder().type_(None::<Script>.pack()).build())
-            .collect();
-        let mut plain = TransactionBuilder::default()
-            .outputs_data(tx.outputs_data())
-            .outputs(outputs);
-        for _ in tx.inputs() {
-            let cell = self.plain_cell();
-            plain = plain.input(CellInput::new_builder().previous_output(cell).build());
-        }
-        let plain = self.context.complete_tx(plain.build());
-        self.context.verify_tx(&plain, MAX_CYCLES).unwrap()
-    }
-}
-
-fn type_id(input: &CellInput, index: u64) -> [u8; 32] {
-    let mut preimage = input.as_slice().to_vec();
-    preimage.extend_from_slice(&index.to_le_bytes());
-    blake2b_256(preimage)
-}
-
-fn witness(input_type: Option<&[u8]>, output_type: Option<&[u8]>) -> Bytes {
-    WitnessArgs::new_builder()
-        .input_type(input_type.map(Bytes::copy_from_slice).pack())
-        .output_type(output_type.map(Bytes::copy_from_slice).pack())
-        .build()
-        .as_bytes()
-}
-
-/// A creation transaction: a plain input, the accumulator as output `index` (plain outputs
-/// before it), `payload` in `output_type` at that index.
-fn creation(
-    chain: &mut Chain,
-    data: &[u8],
-    payload: &[u8],
-    index: usize,
-) -> (TransactionBuilder, [u8; 32]) {
-    let cell = chain.plain_cell();
-    let input = CellInput::new_builder().previous_output(cell).build();
-    let id = type_id(&input, index as u64);
-    let t = chain.type_script(&id);
-    let mut tx = TransactionBuilder::default().input(input);
-    for _ in 0..index {
-        tx = tx
-            .output(chain.output(None))
-            .output_data(Bytes::new().pack())
-            .witness(Bytes::new().pack());
-    }
-    tx = tx
-        .output(chain.output(Some(&t)))
-        .output_data(Bytes::copy_from_slice(data).pack())
-        .witness(witness(None, Some(payload)).pack());
-    (tx, id)
-}
-
-/// An update: the accumulator with `old` as input 0, `new` as output 0, `payload` in
-/// `input_type`.
-fn update(chain: &mut Chain, old: &[u8], new: &[u8], payload: &[u8]) -> TransactionBuilder {
-    let id = [0x1d; 32];
-    let cell = chain.accumulator(&id, old);
-    let t = chain.type_script(&id);
-    TransactionBuilder::default()
-        .input(CellInput::new_builder().previous_output(cell).build())
-        .output(chain.output(Some(&t)))
-        .output_data(Bytes::copy_from_slice(new).pack())
-        .witness(witness(Some(payload), None).pack())
+    let plain = chain.context.complete_tx(plain.build());
+    chain.context.verify_tx(&plain, MAX_CYCLES).unwrap()
 }
 
 fn leaves(n: u64) -> Vec<[u8; 32]> {
@@ -193,38 +67,34 @@ fn rejected(e: Error) -> Outcome {
 fn every_transition_honest() {
     let all = leaves(12);
     let nodes = Nodes::new::<Host>(&all);
-    let mut chain = Chain::new();
+    let mut chain = AccumulatorChain::new();
     for index in [0, 2] {
-        let (tx, _) = creation(
-            &mut chain,
-            &commit(&all[..5]),
-            &build::create_payload(&all[..5]),
-            index,
-        );
+        let (tx, _) =
+            chain.creation_at(&commit(&all[..5]), &build::create_payload(&all[..5]), index);
         assert!(
             matches!(chain.run(tx), Outcome::Accepted(_)),
             "create at {index}"
         );
     }
-    let (tx, _) = creation(&mut chain, &commit(&all), &[tag::IMPORT], 0);
+    let (tx, _) = chain.creation(&commit(&all), &[tag::IMPORT]);
     assert!(matches!(chain.run(tx), Outcome::Accepted(_)));
     for (n, m) in [(1u64, 2u64), (5, 12), (7, 8), (3, 12), (11, 12)] {
         let (old, new) = (commit(&all[..n as usize]), commit(&all[..m as usize]));
         let append = build::append_payload(&nodes.peaks(n), &all[n as usize..m as usize]);
-        let tx = update(&mut chain, &old, &new, &append);
+        let tx = chain.update(&old, &new, &append);
         assert!(
             matches!(chain.run(tx), Outcome::Accepted(_)),
             "append {n}->{m}"
         );
         let proof = build::ancestry_proof::<Host>(&all[..m as usize], n).unwrap();
-        let tx = update(&mut chain, &old, &new, &build::extend_payload(&proof));
+        let tx = chain.update(&old, &new, &build::extend_payload(&proof));
         assert!(
             matches!(chain.run(tx), Outcome::Accepted(_)),
             "extend {n}->{m}"
         );
     }
     let c = commit(&all[..5]);
-    let tx = update(&mut chain, &c, &c, &[tag::KEEP]);
+    let tx = chain.update(&c, &c, &[tag::KEEP]);
     assert!(matches!(chain.run(tx), Outcome::Accepted(_)));
 }
 
@@ -234,20 +104,19 @@ fn every_transition_honest() {
 fn fake_old_peaks_at_wrong_positions() {
     let all = leaves(7);
     let (old, new) = (commit(&all[..3]), commit(&all));
-    let mut chain = Chain::new();
+    let mut chain = AccumulatorChain::new();
     let proof = build::ancestry_proof::<Host>(&all, 3).unwrap();
     // Items: L2 (old peak), L3, n01 (old peak), tail. Put the old peaks in each other's slots.
     let mut swapped = proof.clone();
     swapped[..32].copy_from_slice(&proof[64..96]);
     swapped[64..96].copy_from_slice(&proof[..32]);
-    let tx = update(&mut chain, &old, &new, &build::extend_payload(&swapped));
+    let tx = chain.update(&old, &new, &build::extend_payload(&swapped));
     assert_eq!(chain.run(tx), rejected(Error::OldRootMismatch));
     // An append whose peaks are shifted by one slot.
     let nodes = Nodes::new::<Host>(&all);
     let mut peaks = nodes.peaks(3);
     peaks.reverse();
-    let tx = update(
-        &mut chain,
+    let tx = chain.update(
         &old,
         &commit(&all[..5]),
         &build::append_payload(&peaks, &all[3..5]),
@@ -261,17 +130,17 @@ fn items_or_leaves_left_over_after_the_peaks() {
     let all = leaves(7);
     let nodes = Nodes::new::<Host>(&all);
     let (old, new) = (commit(&all[..3]), commit(&all));
-    let mut chain = Chain::new();
+    let mut chain = AccumulatorChain::new();
     let mut proof = build::ancestry_proof::<Host>(&all, 3).unwrap();
     proof.extend_from_slice(&all[0]);
-    let tx = update(&mut chain, &old, &new, &build::extend_payload(&proof));
+    let tx = chain.update(&old, &new, &build::extend_payload(&proof));
     assert_eq!(chain.run(tx), rejected(Error::ItemsLeftOver));
     proof.truncate(proof.len() - 31);
-    let tx = update(&mut chain, &old, &new, &build::extend_payload(&proof));
+    let tx = chain.update(&old, &new, &build::extend_payload(&proof));
     assert_eq!(chain.run(tx), rejected(Error::ProofTrailingBytes));
     let mut append = build::append_payload(&nodes.peaks(3), &all[3..7]);
     append.extend_from_slice(&all[0]);
-    let tx = update(&mut chain, &old, &new, &append);
+    let tx = chain.update(&old, &new, &append);
     assert_eq!(chain.run(tx), rejected(Error::LeavesLeftOver));
 }
 
@@ -279,30 +148,30 @@ fn items_or_leaves_left_over_after_the_peaks() {
 fn old_size_above_new_and_non_mmr_sizes() {
     let all = leaves(7);
     let (old, new) = (commit(&all[..3]), commit(&all));
-    let mut chain = Chain::new();
+    let mut chain = AccumulatorChain::new();
     let proof = build::extend_payload(&build::ancestry_proof::<Host>(&all, 3).unwrap());
-    let tx = update(&mut chain, &new, &old, &proof);
+    let tx = chain.update(&new, &old, &proof);
     assert_eq!(chain.run(tx), rejected(Error::OldSizeAboveNew));
-    let tx = update(&mut chain, &old, &old, &proof);
+    let tx = chain.update(&old, &old, &proof);
     assert_eq!(chain.run(tx), rejected(Error::SizesEqual));
     // 9 and 12 are no MMR's size (8 and 10 are: 5 and 6 leaves).
     for size in [0u64, 9, 12, 1 << 51] {
         let mut bad = new;
         bad[32..].copy_from_slice(&size.to_le_bytes());
-        let tx = update(&mut chain, &old, &bad, &proof);
+        let tx = chain.update(&old, &bad, &proof);
         assert_eq!(
             chain.run(tx),
             rejected(Error::NewSizeInvalid),
             "size {size}"
         );
-        let (tx, _) = creation(&mut chain, &bad, &[tag::IMPORT], 0);
+        let (tx, _) = chain.creation(&bad, &[tag::IMPORT]);
         assert_eq!(
             chain.run(tx),
             rejected(Error::NewSizeInvalid),
             "import size {size}"
         );
     }
-    let tx = update(&mut chain, &old, &new, &build::extend_payload(&[]));
+    let tx = chain.update(&old, &new, &build::extend_payload(&[]));
     assert_eq!(chain.run(tx), rejected(Error::ProofTruncated));
 }
 
@@ -311,12 +180,12 @@ fn output_not_the_computed_commitment() {
     let all = leaves(7);
     let nodes = Nodes::new::<Host>(&all);
     let (old, new) = (commit(&all[..3]), commit(&all));
-    let mut chain = Chain::new();
+    let mut chain = AccumulatorChain::new();
     let append = build::append_payload(&nodes.peaks(3), &all[3..7]);
     for byte in [0usize, 31, 32, 39] {
         let mut bad = new;
         bad[byte] ^= 1;
-        let tx = update(&mut chain, &old, &bad, &append);
+        let tx = chain.update(&old, &bad, &append);
         assert_eq!(
             chain.run(tx),
             rejected(Error::OutputMismatch),
@@ -326,13 +195,13 @@ fn output_not_the_computed_commitment() {
     let mut bad = new;
     bad[0] ^= 1;
     let proof = build::extend_payload(&build::ancestry_proof::<Host>(&all, 3).unwrap());
-    let tx = update(&mut chain, &old, &bad, &proof);
+    let tx = chain.update(&old, &bad, &proof);
     assert_eq!(chain.run(tx), rejected(Error::NewRootMismatch));
-    let (tx, _) = creation(&mut chain, &bad, &build::create_payload(&all), 0);
+    let (tx, _) = chain.creation(&bad, &build::create_payload(&all));
     assert_eq!(chain.run(tx), rejected(Error::OutputMismatch));
-    let tx = update(&mut chain, &old, &new, &[tag::KEEP]);
+    let tx = chain.update(&old, &new, &[tag::KEEP]);
     assert_eq!(chain.run(tx), rejected(Error::OutputMismatch));
-    let tx = update(&mut chain, &old, &new[..39], &append);
+    let tx = chain.update(&old, &new[..39], &append);
     assert_eq!(chain.run(tx), rejected(Error::DataLength));
 }
 
@@ -340,8 +209,8 @@ fn output_not_the_computed_commitment() {
 fn second_cell_minted_with_an_existing_type_id() {
     let all = leaves(4);
     let data = commit(&all);
-    let mut chain = Chain::new();
-    let (tx, id) = creation(&mut chain, &data, &build::create_payload(&all), 0);
+    let mut chain = AccumulatorChain::new();
+    let (tx, id) = chain.creation(&data, &build::create_payload(&all));
     assert!(matches!(chain.run(tx), Outcome::Accepted(_)));
     // The same args again, from another first input: not this input's type id.
     let cell = chain.plain_cell();
@@ -385,20 +254,20 @@ fn second_cell_minted_with_an_existing_type_id() {
 fn two_group_outputs_two_group_inputs_and_destroy() {
     let all = leaves(4);
     let data = commit(&all);
-    let mut chain = Chain::new();
-    let (tx, id) = creation(&mut chain, &data, &build::create_payload(&all), 0);
+    let mut chain = AccumulatorChain::new();
+    let (tx, id) = chain.creation(&data, &build::create_payload(&all));
     let t = chain.type_script(&id);
     let tx = tx
         .output(chain.output(Some(&t)))
         .output_data(Bytes::copy_from_slice(&data).pack());
     assert_eq!(chain.run(tx), rejected(Error::GroupOutputs));
     let keep = [tag::KEEP];
-    let tx = update(&mut chain, &data, &data, &keep);
-    let second = chain.accumulator(&[0x1d; 32], &data);
+    let tx = chain.update(&data, &data, &keep);
+    let second = chain.accumulator(&UPDATED_ID, &data);
     let tx = tx.input(CellInput::new_builder().previous_output(second).build());
     assert_eq!(chain.run(tx), rejected(Error::GroupInputs));
     // Destroy: the accumulator in, nothing with its type out.
-    let id = [0x1d; 32];
+    let id = UPDATED_ID;
     let cell = chain.accumulator(&id, &data);
     let tx = TransactionBuilder::default()
         .input(CellInput::new_builder().previous_output(cell).build())
@@ -412,10 +281,10 @@ fn two_group_outputs_two_group_inputs_and_destroy() {
 fn witness_and_payload_framing() {
     let all = leaves(4);
     let data = commit(&all);
-    let mut chain = Chain::new();
-    let id = [0x1d; 32];
+    let mut chain = AccumulatorChain::new();
+    let id = UPDATED_ID;
     let t = chain.type_script(&id);
-    let mk = |chain: &mut Chain, w: Option<Bytes>| {
+    let mk = |chain: &mut AccumulatorChain, w: Option<Bytes>| {
         let cell = chain.accumulator(&id, &data);
         let mut tx = TransactionBuilder::default()
             .input(CellInput::new_builder().previous_output(cell).build())
@@ -444,7 +313,7 @@ fn witness_and_payload_framing() {
     }
     let tx = mk(&mut chain, Some(witness(Some(&[tag::KEEP, 0]), None)));
     assert_eq!(chain.run(tx), rejected(Error::TransitionPayload));
-    let (tx, _) = creation(&mut chain, &data, &[tag::APPEND], 0);
+    let (tx, _) = chain.creation(&data, &[tag::APPEND]);
     assert_eq!(chain.run(tx), rejected(Error::UnknownTransition));
 }
 
@@ -461,7 +330,7 @@ fn synthetic(first: u64, height: u32) -> [u8; 32] {
 /// merges at 1,299 cycles each.
 #[test]
 fn large_transitions_cycles() {
-    let mut chain = Chain::new();
+    let mut chain = AccumulatorChain::new();
     let big = 1u64 << 20;
     let mut report = Vec::new();
 
@@ -479,7 +348,7 @@ fn large_transitions_cycles() {
     let payload = build::append_payload(&peaks, &[leaf]);
     let new = mmr_accumulator::append::<Host>(&old.root, old.mmr_size, &payload[1..]).unwrap();
     let merges = u64::from(n.count_ones() - 1) + u64::from(n.trailing_ones());
-    let tx = update(&mut chain, &old.to_bytes(), &new.to_bytes(), &payload);
+    let tx = chain.update(&old.to_bytes(), &new.to_bytes(), &payload);
     report.push(("append 1 leaf to 2^20-1", tx, merges, payload.len()));
 
     // Ancestry 2^19 + 1 -> 2^20 - 1, and 2^20 - 1 -> 2^20.
@@ -501,19 +370,19 @@ fn large_transitions_cycles() {
         };
         let payload = build::extend_payload(&proof);
         let merges = u64::from(Shape::new(n, m).unwrap().merges());
-        let tx = update(&mut chain, &old.to_bytes(), &new.to_bytes(), &payload);
+        let tx = chain.update(&old.to_bytes(), &new.to_bytes(), &payload);
         report.push((name, tx, merges, payload.len()));
     }
 
     // Small transitions, for scale: create 5 leaves, import, keep.
     let all = leaves(5);
     let c5 = commit(&all);
-    let (tx, _) = creation(&mut chain, &c5, &build::create_payload(&all), 0);
+    let (tx, _) = chain.creation(&c5, &build::create_payload(&all));
     let create_merges = (0..5u64).map(|c| u64::from(c.trailing_ones())).sum::<u64>() + 1;
     report.push(("create 5 leaves", tx, create_merges, 1 + 4 + 5 * 32));
-    let (tx, _) = creation(&mut chain, &c5, &[tag::IMPORT], 0);
+    let (tx, _) = chain.creation(&c5, &[tag::IMPORT]);
     report.push(("import", tx, 0, 1));
-    let tx = update(&mut chain, &c5, &c5, &[tag::KEEP]);
+    let tx = chain.update(&c5, &c5, &[tag::KEEP]);
     report.push(("keep", tx, 0, 1));
 
     // The rows of docs/accumulator.md's cost table (cycle-lab growth, in-process) that are the
@@ -552,7 +421,7 @@ fn large_transitions_cycles() {
     for (name, tx, merges, bytes) in report {
         let tx = chain.context.complete_tx(tx.build());
         let total = chain.context.verify_tx(&tx, MAX_CYCLES).expect(name);
-        let lock = chain.lock_cycles(&tx);
+        let lock = lock_cycles(&mut chain, &tx);
         // For ckb-debugger: --tx-file F --script-group-type type --cell-type input
         // --cell-index 0 (docs/accumulator.md, costs).
         let dir = release_dir().join("../tmp");

@@ -14,7 +14,6 @@ use ckb_testtool::ckb_types::{
     packed::{CellDep, CellOutput},
     prelude::*,
 };
-use ckb_testtool::context::Context;
 use mmr_lock::LockError;
 use tests::owner::{failure, Chain, Owner};
 use tests::{available_verifiers, payload, MAX_CYCLES};
@@ -382,35 +381,16 @@ fn mock_transaction_for_ckb_debugger() {
             })
             .collect();
         let in_script = {
-            let mut context = Context::default();
-            let code = context.deploy_cell(v.binary());
-            let lock = context
-                .build_script_with_hash_type(
-                    &code,
-                    ScriptHashType::Data2,
-                    Bytes::from(by_reference(Mode::Plain)),
-                )
-                .unwrap();
-            let input = context.create_cell(
-                CellOutput::new_builder()
-                    .capacity(1_000u64 * 100_000_000)
-                    .lock(lock.clone())
-                    .build(),
-                Bytes::new(),
-            );
-            let mut tx = TransactionBuilder::default()
-                .input(
-                    ckb_testtool::ckb_types::packed::CellInput::new_builder()
-                        .previous_output(input)
-                        .build(),
-                )
-                .output(CellOutput::new_builder().lock(lock).build())
-                .output_data(Bytes::new().pack());
+            // The plain spend's transaction (900 CKB out; the lock reads no output), its
+            // deps chosen here.
+            let (mut context, tx) = spend_builder(v, &by_reference(Mode::Plain));
             // ckb-testtool's own code cell has a type id; replace it by untyped copies.
             let mut deps: Vec<CellDep> = code_cells.iter().map(|d| d.add(&mut context)).collect();
             deps.push(Dep::accumulator(w.accumulator_data()).add(&mut context));
-            tx = tx.cell_deps(deps).witness(mmr_witness(v, &w).pack());
-            let tx = tx.build();
+            let tx = tx
+                .cell_deps(deps)
+                .witness(mmr_witness(v, &w).pack())
+                .build();
             context.verify_tx(&tx, MAX_CYCLES).unwrap()
         };
         assert_eq!(dbg.cycles, in_script, "{v:?}");

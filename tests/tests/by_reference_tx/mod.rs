@@ -6,7 +6,7 @@
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellDep, CellOutput, Script},
+    packed::{CellDep, CellInput, CellOutput, Script},
     prelude::*,
 };
 use ckb_testtool::context::Context;
@@ -64,10 +64,10 @@ impl Dep {
     }
 }
 
-/// One MMR cell locked by `v` with `args`, `witness` at its input; cell deps: `deps` first,
-/// then the verifier's code cell (added by ckb-testtool, which deploys it under a type id of
-/// its own).
-pub fn spend(v: Verifier, args: &[u8], witness: Bytes, deps: &[Dep]) -> (Context, TransactionView) {
+/// A fresh context with `v`'s code cell, one MMR cell (1,000 CKB) locked by `v` with `args`,
+/// and a transaction spending it into one 900 CKB output under the same lock, no witness and
+/// no cell deps yet.
+pub fn spend_builder(v: Verifier, args: &[u8]) -> (Context, TransactionBuilder) {
     let mut context = Context::default();
     let code = context.deploy_cell(v.binary());
     let lock = context
@@ -80,20 +80,24 @@ pub fn spend(v: Verifier, args: &[u8], witness: Bytes, deps: &[Dep]) -> (Context
             .build(),
         Bytes::new(),
     );
-    let mut tx = TransactionBuilder::default()
-        .input(
-            ckb_testtool::ckb_types::packed::CellInput::new_builder()
-                .previous_output(input)
-                .build(),
-        )
+    let tx = TransactionBuilder::default()
+        .input(CellInput::new_builder().previous_output(input).build())
         .output(
             CellOutput::new_builder()
                 .capacity(900u64 * 100_000_000)
                 .lock(lock)
                 .build(),
         )
-        .output_data(Bytes::new().pack())
-        .witness(witness.pack());
+        .output_data(Bytes::new().pack());
+    (context, tx)
+}
+
+/// One MMR cell locked by `v` with `args` ([`spend_builder`]), `witness` at its input; cell
+/// deps: `deps` first, then the verifier's code cell (added by ckb-testtool, which deploys it
+/// under a type id of its own).
+pub fn spend(v: Verifier, args: &[u8], witness: Bytes, deps: &[Dep]) -> (Context, TransactionView) {
+    let (mut context, mut tx) = spend_builder(v, args);
+    tx = tx.witness(witness.pack());
     for dep in deps {
         tx = tx.cell_dep(dep.add(&mut context));
     }
