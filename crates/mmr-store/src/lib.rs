@@ -25,8 +25,9 @@
 //! read from the node file on every open, and [`Store::check`] rehashes the whole file against
 //! every recorded root.
 //!
-//! Memory is flat in the MMR's size: the writer keeps the current peaks (at most 50) and a
-//! write buffer, readers keep nothing but file handles.
+//! Memory is flat in the MMR's size: the writer keeps the current peaks (at most 50) and, while
+//! it appends, a fixed pool of 1 MiB write buffers (one per hashing thread and four more);
+//! readers keep nothing but file handles.
 
 use mmr_accumulator::build;
 use mmr_lock::mmr::{leaf_count, leaf_index_to_pos, mmr_size_of, MAX_MMR_SIZE};
