@@ -133,7 +133,8 @@ pub struct ReferenceCosts {
     pub plain: u64,
     /// By reference, with the two deps a spend needs: the code cell and the accumulator.
     pub by_reference: u64,
-    /// Each further cell dep the lock looks past: with a type script, without.
+    /// Each further cell dep the lock looks past, the mean of four: with a type script,
+    /// without.
     pub per_typed_dep: u64,
     pub per_untyped_dep: u64,
 }
@@ -152,12 +153,13 @@ pub fn reference_costs(v: Verifier) -> ReferenceCosts {
     let (plain, by_ref) = reference_cycles(v, &w, &[]);
     let (_, typed_4) = reference_cycles(v, &w, &vec![typed; 4]);
     let (_, untyped_4) = reference_cycles(v, &w, &vec![untyped; 4]);
-    assert_eq!((typed_4 - by_ref) % 4, 0, "{v:?}: four typed deps");
-    assert_eq!((untyped_4 - by_ref) % 4, 0, "{v:?}: four untyped deps");
+    // The mean of four: a dep's cost is not always the same to the cycle (a clean-clone run
+    // saw the compiled verifier's four untyped deps cost 4 x 516 + 3), so it is printed, not
+    // asserted.
     ReferenceCosts {
         plain,
         by_reference: by_ref,
-        per_typed_dep: (typed_4 - by_ref) / 4,
-        per_untyped_dep: (untyped_4 - by_ref) / 4,
+        per_typed_dep: (typed_4 - by_ref + 2) / 4,
+        per_untyped_dep: (untyped_4 - by_ref + 2) / 4,
     }
 }
