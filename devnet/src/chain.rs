@@ -21,6 +21,9 @@ pub struct Chain {
     generate: std::cell::Cell<bool>,
     /// How long to wait for a commit.
     pub commit_timeout: Duration,
+    /// Every transaction this connection saw committed, in order: what the devnet scenario
+    /// measures with ckb-debugger.
+    committed: std::cell::RefCell<Vec<H256>>,
 }
 
 impl Chain {
@@ -65,6 +68,7 @@ impl Chain {
             sighash_dep,
             generate: std::cell::Cell::new(true),
             commit_timeout: Duration::from_secs(300),
+            committed: Default::default(),
         })
     }
 
@@ -99,7 +103,14 @@ impl Chain {
         loop {
             let status = self.rpc.transaction(hash)?;
             match status.as_ref().map(|s| s.status.as_str()) {
-                Some("committed") => return self.wait_indexer(),
+                Some("committed") => {
+                    let mut seen = self.committed.borrow_mut();
+                    if !seen.contains(hash) {
+                        seen.push(hash.clone());
+                    }
+                    drop(seen);
+                    return self.wait_indexer();
+                }
                 Some("rejected") => {
                     return Err(Error::Rpc {
                         method: "get_transaction".into(),
@@ -124,6 +135,12 @@ impl Chain {
             }
             self.next_block()?;
         }
+    }
+
+    /// The transactions this connection has seen committed (by [`Chain::wait_committed`]), in
+    /// order.
+    pub fn committed(&self) -> Vec<H256> {
+        self.committed.borrow().clone()
     }
 
     /// Lets the chain move on: one block on a dev chain, a pause elsewhere.

@@ -1,6 +1,11 @@
 //! A transaction rebuilt from the node's own data as a ckb-debugger mock transaction (every
 //! input's cell, every cell dep with dep groups expanded, header deps), and each of its script
 //! groups run in ckb-debugger: the cycles a user can check the node's against.
+//!
+//! One kind of group is no RISC-V program: CKB's built-in type id (code hash `TYPE_ID`,
+//! hash_type type), which the node verifies natively for a fixed [`BUILTIN_TYPE_ID_CYCLES`]
+//! and ckb-debugger 1.1.1 cannot run (it panics). Such a group counts that fixed charge; the
+//! scenario's node = total check then confirms the figure on every type id deployment.
 
 use crate::error::{Error, Result};
 use crate::rpc::Rpc;
@@ -10,6 +15,10 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
 use tx_generator::debugger::{run_group, DebuggerRun};
+use tx_generator::script::TYPE_ID_CODE_HASH;
+
+/// What the node charges for a built-in type id group (ckb-script's `TYPE_ID_CYCLES`).
+pub const BUILTIN_TYPE_ID_CYCLES: u64 = 1_000_000;
 
 /// Resolves out points through `get_transaction`, which also knows spent cells.
 struct Resolver<'a> {
@@ -119,18 +128,47 @@ pub struct GroupRun {
     pub cell_type: &'static str,
     pub index: usize,
     pub script_hash: [u8; 32],
+    /// The built-in type id: not run, charged [`BUILTIN_TYPE_ID_CYCLES`] in `run`.
+    pub builtin: bool,
     pub run: std::result::Result<DebuggerRun, String>,
+}
+
+/// One script group to run: kind (`lock`/`type`), the cell that selects it (`input`/`output`,
+/// index), its script hash, and whether it is the built-in type id.
+pub struct Group {
+    pub group_type: &'static str,
+    pub cell_type: &'static str,
+    pub index: usize,
+    pub script_hash: [u8; 32],
+    pub builtin: bool,
 }
 
 /// The transaction's script groups in the node's order: lock groups by first input, then type
 /// groups of inputs, then type groups first seen in outputs.
-pub fn script_groups(mock: &Value) -> Vec<(&'static str, &'static str, usize, [u8; 32])> {
-    let mut groups: Vec<(&'static str, &'static str, usize, [u8; 32])> = Vec::new();
-    let script_hash = |s: &Value| -> Option<[u8; 32]> {
+pub fn script_groups(mock: &Value) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    let script = |s: &Value| -> Option<packed::Script> {
         let script: json::Script = serde_json::from_value(s.clone()).ok()?;
-        Some(crate::bytes32(
-            &packed::Script::from(script).calc_script_hash(),
-        ))
+        Some(script.into())
+    };
+    let mut add = |group_type, cell_type, index, s: packed::Script| {
+        let script_hash = crate::bytes32(&s.calc_script_hash());
+        if groups
+            .iter()
+            .any(|g| g.group_type == group_type && g.script_hash == script_hash)
+        {
+            return;
+        }
+        let builtin = group_type == "type"
+            && crate::bytes32(&s.code_hash()) == TYPE_ID_CODE_HASH
+            && s.hash_type() == ckb_types::core::ScriptHashType::Type.into();
+        groups.push(Group {
+            group_type,
+            cell_type,
+            index,
+            script_hash,
+            builtin,
+        });
     };
     let inputs = mock
         .pointer("/mock_info/inputs")
@@ -138,10 +176,8 @@ pub fn script_groups(mock: &Value) -> Vec<(&'static str, &'static str, usize, [u
         .cloned()
         .unwrap_or_default();
     for (i, input) in inputs.iter().enumerate() {
-        if let Some(h) = script_hash(&input["output"]["lock"]) {
-            if !groups.iter().any(|g| g.0 == "lock" && g.3 == h) {
-                groups.push(("lock", "input", i, h));
-            }
+        if let Some(s) = script(&input["output"]["lock"]) {
+            add("lock", "input", i, s);
         }
     }
     let outputs = mock
@@ -160,10 +196,8 @@ pub fn script_groups(mock: &Value) -> Vec<(&'static str, &'static str, usize, [u
         if t.is_null() {
             continue;
         }
-        if let Some(h) = script_hash(t) {
-            if !groups.iter().any(|g| g.0 == "type" && g.3 == h) {
-                groups.push(("type", cell_type, index, h));
-            }
+        if let Some(s) = script(t) {
+            add("type", cell_type, index, s);
         }
     }
     groups
@@ -180,18 +214,27 @@ pub fn debug(rpc: &Rpc, tx: &packed::Transaction, file: &Path) -> Result<(Value,
     })?;
     let runs = script_groups(&mock)
         .into_iter()
-        .map(|(group_type, cell_type, index, script_hash)| GroupRun {
-            group_type,
-            cell_type,
-            index,
-            script_hash,
-            run: run_group(file, group_type, cell_type, index),
+        .map(|g| GroupRun {
+            run: if g.builtin {
+                Ok(DebuggerRun {
+                    result: 0,
+                    cycles: BUILTIN_TYPE_ID_CYCLES,
+                })
+            } else {
+                run_group(file, g.group_type, g.cell_type, g.index)
+            },
+            group_type: g.group_type,
+            cell_type: g.cell_type,
+            index: g.index,
+            script_hash: g.script_hash,
+            builtin: g.builtin,
         })
         .collect();
     Ok((mock, runs))
 }
 
-/// The sum of the groups' cycles, or the first group that failed.
+/// The sum of the groups' cycles (a built-in type id group's fixed charge included), or the
+/// first group that failed.
 pub fn total_cycles(runs: &[GroupRun]) -> Result<u64> {
     let mut total = 0;
     for r in runs {

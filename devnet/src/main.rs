@@ -54,7 +54,9 @@ Against any node (--rpc URL and --key FILE, a file with one hex private key, are
                         spend that raced an append is rebuilt and resent)
   debug TXHASH | --tx FILE  [--mock-out FILE]
                         rebuilds the transaction from the node's data as a ckb-debugger mock
-                        transaction and prints each script group's cycles
+                        transaction and prints each script group's cycles (a built-in type
+                        id group is not a RISC-V program: counted at the node's fixed
+                        1,000,000 cycles)
 
 The accumulator (docs/accumulator.md; its code cell: `deploy build/release/accumulator-type`;
 --type-script-binary FILE names the binary, default build/release/accumulator-type, or
@@ -479,11 +481,16 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
         .iter()
         .map(|r| {
             let (result, cycles) = match &r.run {
+                Ok(_) if r.builtin => (
+                    json!("built-in type id"),
+                    json!(devnet::debug::BUILTIN_TYPE_ID_CYCLES),
+                ),
                 Ok(run) => (json!(run.result), json!(run.cycles)),
                 Err(e) => (json!(e), Value::Null),
             };
             json!({ "group": r.group_type, "cell_type": r.cell_type, "index": r.index,
-                    "script_hash": hex(&r.script_hash), "result": result, "cycles": cycles })
+                    "script_hash": hex(&r.script_hash), "result": result, "cycles": cycles,
+                    "builtin": r.builtin })
         })
         .collect();
     let total = devnet::debug::total_cycles(&runs);
@@ -509,6 +516,10 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
             );
         }
         match &total {
+            Ok(t) if runs.iter().any(|r| r.builtin) => println!(
+                "ckb-debugger total: {t} cycles (a built-in type id group counted at the node's fixed {} cycles)",
+                devnet::debug::BUILTIN_TYPE_ID_CYCLES
+            ),
             Ok(t) => println!("ckb-debugger total: {t} cycles"),
             Err(e) => println!("ckb-debugger total: - ({e})"),
         }

@@ -80,6 +80,13 @@ pub struct Report {
     /// The accumulator part's other committed transactions, checked as rows are but not in
     /// report.json (no step fits them).
     pub accumulator_other: Vec<CheckedTx>,
+    /// Every other transaction the scenario committed (deployments, the upgrade, the cells
+    /// it locks, the honest spends after refusals, the accepted replay), measured and checked
+    /// the same way: with the rows above, every committed transaction of the run.
+    pub other_committed: Vec<CheckedTx>,
+    /// How many transactions the scenario saw committed: the rows, `accumulator_other` and
+    /// `other_committed` together.
+    pub committed_total: usize,
     pub seconds: f64,
 }
 
@@ -122,6 +129,8 @@ pub(crate) struct Measured {
     pub(crate) tx_bytes: usize,
     /// Witness 0, the `WitnessArgs` that carries the payload.
     pub(crate) witness0_bytes: usize,
+    /// The longest output data: a deployment's binary.
+    pub(crate) max_output_data: usize,
 }
 
 impl Ctx<'_> {
@@ -222,6 +231,13 @@ impl Ctx<'_> {
             fee_shannons: fee_from_mock(&mock),
             tx_bytes: tx.as_slice().len() + 4,
             witness0_bytes: tx.witnesses().get(0).map_or(0, |w| w.raw_data().len()),
+            max_output_data: tx
+                .raw()
+                .outputs_data()
+                .into_iter()
+                .map(|d| d.raw_data().len())
+                .max()
+                .unwrap_or(0),
         })
     }
 
@@ -355,6 +371,8 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
         refusals: Vec::new(),
         accumulator: Vec::new(),
         accumulator_other: Vec::new(),
+        other_committed: Vec::new(),
+        committed_total: 0,
         seconds: 0.0,
     };
 
@@ -420,7 +438,51 @@ fn run_on(rpc_url: &str, dir: &Path, binaries: &[Vec<u8>]) -> Result<Report> {
     report.accumulator = part.rows;
     report.accumulator_other = part.checked;
     report.refusals.extend(part.refusals);
+    measure_the_rest(&ctx, &mut report)?;
     Ok(report)
+}
+
+/// What a committed transaction without a row of its own does, told by its outputs.
+pub const OTHER_DEPLOYMENT: &str = "deploys or upgrades a binary";
+pub const OTHER_TRANSACTION: &str = "locks cells, or spends one after a refusal";
+
+/// Measures every transaction the chain connection saw committed that no row or check has
+/// measured yet, so node cycles = ckb-debugger's holds for the whole run, not only the rows.
+fn measure_the_rest(ctx: &Ctx, report: &mut Report) -> Result<()> {
+    let measured: std::collections::HashSet<&str> = report
+        .spends
+        .iter()
+        .map(|s| s.tx_hash.as_str())
+        .chain(report.accumulator.iter().map(|r| r.tx_hash.as_str()))
+        .chain(report.accumulator_other.iter().map(|t| t.tx_hash.as_str()))
+        .collect();
+    let committed = ctx.chain.committed();
+    let rest: Vec<_> = committed
+        .iter()
+        .filter(|h| !measured.contains(format!("{h:#x}").as_str()))
+        .collect();
+    progress(&format!(
+        "measuring the {} other committed transactions with ckb-debugger",
+        rest.len()
+    ));
+    let mut other = Vec::with_capacity(rest.len());
+    for hash in rest {
+        let m = ctx.measure(hash)?;
+        other.push(CheckedTx {
+            what: if m.max_output_data >= 1024 {
+                OTHER_DEPLOYMENT
+            } else {
+                OTHER_TRANSACTION
+            },
+            tx_hash: format!("{hash:#x}"),
+            status: m.status,
+            node_cycles: m.node_cycles.unwrap_or(0),
+            debugger_cycles: m.debugger_cycles,
+        });
+    }
+    report.other_committed = other;
+    report.committed_total = committed.len();
+    Ok(())
 }
 
 fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> {
@@ -712,6 +774,11 @@ impl Report {
                 "witness_bytes": r.witness_bytes, "fee_shannons": r.fee_shannons,
                 "leaves_appended": r.leaves_appended, "mmr_size_after": r.mmr_size_after,
             })).collect::<Vec<_>>(),
+            "other_committed": self.accumulator_other.iter().chain(&self.other_committed).map(|t| json!({
+                "what": t.what, "tx_hash": t.tx_hash, "status": t.status,
+                "node_cycles": t.node_cycles, "debugger_cycles": t.debugger_cycles,
+            })).collect::<Vec<_>>(),
+            "committed_total": self.committed_total,
         })
     }
 
@@ -866,20 +933,24 @@ impl Report {
         }
         s.push_str(&format!(
             "\n{} deployments, {} spends, {} accumulator transactions (and {} checked without a \
-             row), {} refusal cases in {:.0} s\n",
+             row), {} refusal cases in {:.0} s; {} transactions committed, every one with node \
+             cycles = ckb-debugger's ({} without a row: deployments, locked cells, spends after \
+             refusals)\n",
             self.deployments.len(),
             self.spends.len(),
             self.accumulator.len(),
             self.accumulator_other.len(),
             self.refusals.len(),
-            self.seconds
+            self.seconds,
+            self.committed_total,
+            self.other_committed.len()
         ));
         s
     }
 
-    /// Fails unless every spend and accumulator transaction (rows and `accumulator_other`)
-    /// committed with node cycles equal to ckb-debugger's and every refusal came out as
-    /// expected.
+    /// Fails unless every committed transaction (spends, accumulator rows, `accumulator_other`
+    /// and `other_committed`: as many as the chain connection saw committed) has node cycles
+    /// equal to ckb-debugger's and every refusal came out as expected.
     pub fn check(&self) -> Result<()> {
         for s in &self.spends {
             if s.status != "committed"
@@ -905,6 +976,20 @@ impl Report {
         for t in &self.accumulator_other {
             let what = format!("accumulator: {} ({})", t.what, t.tx_hash);
             check_measured(&what, &t.status, t.node_cycles, t.debugger_cycles)?;
+        }
+        for t in &self.other_committed {
+            let what = format!("{} ({})", t.what, t.tx_hash);
+            check_measured(&what, &t.status, t.node_cycles, t.debugger_cycles)?;
+        }
+        let measured = self.spends.len()
+            + self.accumulator.len()
+            + self.accumulator_other.len()
+            + self.other_committed.len();
+        if measured != self.committed_total {
+            return Err(Error::Scenario(format!(
+                "{} transactions committed, {measured} measured",
+                self.committed_total
+            )));
         }
         for r in &self.refusals {
             if !r.as_expected() {

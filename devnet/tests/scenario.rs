@@ -261,6 +261,55 @@ fn check_refusals(report: &Report) {
     );
 }
 
+/// Every transaction the run committed was measured: the rows plus the ones without a row
+/// (deployments, locked cells, spends after refusals), each with node cycles = ckb-debugger's.
+fn check_every_committed(report: &Report) {
+    let deployments = report
+        .other_committed
+        .iter()
+        .filter(|t| t.what == scenario::OTHER_DEPLOYMENT)
+        .count();
+    assert_eq!(
+        deployments,
+        report.deployments.len(),
+        "{deployments} deployment transactions measured, {} deployed",
+        report.deployments.len()
+    );
+    assert!(
+        report
+            .other_committed
+            .iter()
+            .any(|t| t.what == scenario::OTHER_TRANSACTION),
+        "the cells locked for the spends are committed transactions too"
+    );
+    for t in &report.other_committed {
+        assert_eq!(t.status, "committed", "{}", t.tx_hash);
+        assert_eq!(t.node_cycles, t.debugger_cycles, "{} {}", t.what, t.tx_hash);
+        // Every transaction runs a lock: the payer's secp256k1 (over a million cycles) or, for
+        // a spend after a refusal, the MMR lock alone.
+        assert!(t.node_cycles > 500_000, "{}: {}", t.what, t.node_cycles);
+    }
+    let mut hashes: Vec<&str> = report
+        .spends
+        .iter()
+        .map(|s| s.tx_hash.as_str())
+        .chain(report.accumulator.iter().map(|r| r.tx_hash.as_str()))
+        .chain(report.accumulator_other.iter().map(|t| t.tx_hash.as_str()))
+        .chain(report.other_committed.iter().map(|t| t.tx_hash.as_str()))
+        .collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    assert_eq!(
+        hashes.len(),
+        report.committed_total,
+        "each committed transaction measured exactly once"
+    );
+    assert_eq!(
+        report.to_json()["other_committed"].as_array().map(Vec::len),
+        Some(report.accumulator_other.len() + report.other_committed.len())
+    );
+}
+
 #[test]
 fn scenario_on_a_fresh_dev_chain() {
     let dir = common::test_dir("scenario");
@@ -283,6 +332,7 @@ fn scenario_on_a_fresh_dev_chain() {
             (61 + type_bytes + d.binary_bytes as u64) * 100_000_000
         );
     }
+    check_every_committed(&report);
     let json = report.to_json();
     for field in [
         "verifier",
