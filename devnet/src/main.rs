@@ -72,7 +72,8 @@ The accumulator (docs/accumulator.md; its code cell: `deploy build/release/accum
   acc extend --type-id ARGS (--leaves FILE | --store DIR)
                         the same growth by an ancestry proof: the new leaves stay off chain
   acc sync --type-id ARGS --store DIR
-                        brings the store (created if DIR does not exist) up to the chain from
+                        brings the store (created if DIR does not exist; removed again if
+                        that first sync fails before it holds a leaf) up to the chain from
                         the leaves of the accumulator's creation and appends, checking each
                         root; resumes where it stopped; stops at an extension or an import
                         (exit 19: the chain has no leaves for it)
@@ -838,12 +839,24 @@ fn acc_sync(raw: &[String]) -> Result<()> {
     let code = AccCode::from_args(&a)?;
     let chain = Chain::connect(a.required("--rpc")?, a.flag("--allow-mainnet"))?;
     let code_hash = code.code_hash(&chain)?;
-    let mut store = if dir.exists() {
-        mmr_store::Store::open(dir)?
-    } else {
+    let created = !dir.exists();
+    let mut store = if created {
         mmr_store::Store::create(dir, Some(type_id))?
+    } else {
+        mmr_store::Store::open(dir)?
     };
-    let report = acc_store::sync(&chain, code_hash, type_id, &mut store)?;
+    let synced = acc_store::sync(&chain, code_hash, type_id, &mut store);
+    // A store this call created and left empty is removed again, so a failed first sync (no
+    // such accumulator, a disagreeing chain) leaves nothing behind. Stopping at an import or
+    // extension (19) keeps it: the message says to append the missing leaves to it.
+    if created
+        && store.leaf_count() == 0
+        && matches!(&synced, Err(e) if !matches!(e, Error::NoChainLeaves(_)))
+    {
+        drop(store);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let report = synced?;
     progress(&format!(
         "the store holds {} leaves (mmr_size {}), the accumulator's root {}",
         report.state.leaf_count,

@@ -260,6 +260,20 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
         40,
         "not",
     );
+    // A first sync into a new directory that fails leaves no empty store behind: here no
+    // accumulator has that type id (12).
+    let never = dir.join("never.store");
+    let never_s = never.display().to_string();
+    let unknown = hex(&[0x17; 32]);
+    refused_unchanged(
+        &args(
+            &["acc", "sync", "--type-id", &unknown, "--store", &never_s],
+            false,
+        ),
+        &never,
+        12,
+        "no transaction of the accumulator",
+    );
     let (behind, behind_s) = new_store(&dir, "behind.store", None, 5, 0xa0);
     refused_unchanged(
         &args(
