@@ -6,6 +6,8 @@
 //! reference seed; README's merge-cost sentence and docs/compiled-format.md's command-loop
 //! sentence come from the same profile), the growth table and the sentences read off it;
 //! docs/hashing.md's cycles per merge (bench/merge-bench) and README's figure from it;
+//! docs/accumulator.md's lower bound on the type script's fixed cost (its ELF's loaded bytes,
+//! the merge kernel's size, the ancestry check's hashing);
 //! docs/c-verifier.md's builds, from performance.md's journey table (the record of
 //! `./build.sh journey`, which builds them) with its default build measured fresh. The
 //! journey article's figures README and c-verifier.md quote are checked against the article
@@ -394,7 +396,8 @@ fn performance_md_growth_table_and_summary() {
 
 /// Addresses of the symbols whose names start with `prefix`, from an ELF64 file's symbol
 /// table (the `.debug` copies keep it).
-fn symbols(elf: &[u8], prefix: &str) -> Vec<(String, u64)> {
+/// Every symbol of `elf`'s symbol table: name, value, size.
+fn symbol_table(elf: &[u8]) -> Vec<(String, u64, u64)> {
     let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
     let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap()) as usize;
     let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
@@ -420,11 +423,18 @@ fn symbols(elf: &[u8], prefix: &str) -> Vec<(String, u64)> {
             let name_at = strtab + u32_at(sym);
             let len = elf[name_at..].iter().position(|&b| b == 0).unwrap();
             let name = String::from_utf8_lossy(&elf[name_at..name_at + len]).into_owned();
-            if name.starts_with(prefix) {
-                out.push((name, u64_at(sym + 8)));
-            }
+            out.push((name, u64_at(sym + 8), u64_at(sym + 16)));
         }
     }
+    out
+}
+
+fn symbols(elf: &[u8], prefix: &str) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = symbol_table(elf)
+        .into_iter()
+        .filter(|s| s.0.starts_with(prefix))
+        .map(|(name, value, _)| (name, value))
+        .collect();
     out.sort_by_key(|s| s.1);
     out.dedup();
     out
@@ -984,4 +994,78 @@ fn deploy_md_by_reference_cost_table() {
     }
     print!("{t}");
     check_block(&doc("deploy.md"), "by-reference-cost-table", &t);
+}
+
+/// The bytes of `elf` that CKB-VM loads (and charges a quarter cycle each): every `PT_LOAD`
+/// segment's file part.
+fn loaded_bytes(elf: &[u8]) -> u64 {
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
+    let (phoff, phentsize, phnum) = (u64_at(0x20) as usize, u16_at(0x36), u16_at(0x38));
+    (0..phnum)
+        .map(|i| phoff + i * phentsize)
+        .filter(|&h| u32::from_le_bytes(elf[h..h + 4].try_into().unwrap()) == 1)
+        .map(|h| u64_at(h + 0x20))
+        .sum()
+}
+
+/// The size of the symbol `name` in `elf`'s symbol table.
+fn symbol_size(elf: &[u8], name: &str) -> u64 {
+    symbol_table(elf)
+        .into_iter()
+        .find(|s| s.0 == name)
+        .unwrap_or_else(|| panic!("no symbol {name}"))
+        .2
+}
+
+/// docs/accumulator.md's argument that no type script can keep the ancestry check of the cost
+/// table within 10% beyond its hashing: the figures it quotes, and the inequality itself.
+#[test]
+fn accumulator_md_floor_bound() {
+    use cycle_lab::acc_growth::{Step, MERGE_CYCLES};
+    const ECALL: u64 = 500;
+    let release = tests::release_dir();
+    let elf = std::fs::read(release.join("accumulator-type")).unwrap();
+    let debug = std::fs::read(release.join("accumulator-type.debug")).unwrap();
+    let loaded = loaded_bytes(&elf);
+    let kernel = symbol_size(&debug, "mmr_merge_rv64");
+    let hashing = Step::Extend {
+        old: (1 << 19) + 1,
+        new: (1 << 20) - 1,
+    }
+    .merges()
+        * MERGE_CYCLES;
+    // total <= hashing / 0.9, so everything else <= hashing / 9.
+    let allowed = hashing / 9;
+    let kernel_cycles = kernel.div_ceil(4);
+    let (six, four) = (6 * ECALL, 4 * ECALL + kernel_cycles);
+    assert!(
+        six + kernel_cycles > allowed && four > allowed,
+        "the bound no longer holds: {allowed} cycles allowed, six ecalls {six}, four and the kernel {four}"
+    );
+    check_block(
+        &doc("accumulator.md"),
+        "acc-elf-load",
+        &format!(
+            "{} bytes, {} cycles",
+            thousands(loaded),
+            thousands(loaded.div_ceil(4))
+        ),
+    );
+    check_block(
+        &doc("accumulator.md"),
+        "acc-floor-bound",
+        &format!(
+            "the ancestry check hashes {} cycles, so 10% of its\ntotal leaves {} cycles for \
+             everything else, while the six `ecall`s a transition needs cost\n{} and loading the \
+             merge kernel alone ({} bytes) {} more; even without the two\nprobes (which keep the \
+             accumulator unique) four `ecall`s and the kernel are {}",
+            thousands(hashing),
+            thousands(allowed),
+            thousands(six),
+            thousands(kernel),
+            thousands(kernel_cycles),
+            thousands(four)
+        ),
+    );
 }
