@@ -512,7 +512,9 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
                 g["cell_type"].as_str().unwrap_or(""),
                 g["index"],
                 g["script_hash"].as_str().unwrap_or(""),
-                g["result"].to_string(),
+                g["result"]
+                    .as_str()
+                    .map_or_else(|| g["result"].to_string(), str::to_string),
                 g["cycles"].to_string()
             );
         }

@@ -80,6 +80,10 @@ fn every_command_of_the_deploy_guide_runs() {
                     .to_string(),
             ));
         }
+        if args[0] == "deploy" && args.iter().any(|a| a == "--type-id") {
+            let out_point = field(&stdout, "out_point").expect("deploy prints out_point");
+            vars.push(("$TYPED", out_point.split(':').next().unwrap().to_string()));
+        }
         if args[0] == "spend" {
             vars.retain(|(n, _)| *n != "$TX");
             vars.push((
@@ -91,27 +95,44 @@ fn every_command_of_the_deploy_guide_runs() {
         }
         outputs.push((args[0].clone(), stdout));
     }
-    // The second deploy found the first; debug's total is the node's cycles.
+    // The second deploy found the first; debug's total is the node's cycles, also for the
+    // type id deploy, whose built-in type id group is counted at the node's fixed charge.
     assert_eq!(field(&outputs[0].1, "created"), Some("true"));
     assert_eq!(field(&outputs[1].1, "created"), Some("false"));
-    let debug = &outputs.iter().find(|(c, _)| c == "debug").unwrap().1;
-    let total = debug
-        .lines()
-        .find_map(|l| l.strip_prefix("ckb-debugger total: "))
-        .unwrap();
-    let node_cycles = debug
-        .lines()
-        .find_map(|l| l.strip_prefix("node: "))
-        .unwrap();
-    assert_eq!(total, node_cycles, "{debug}");
+    let debugs: Vec<&String> = outputs
+        .iter()
+        .filter(|(c, _)| c == "debug")
+        .map(|(_, out)| out)
+        .collect();
+    assert_eq!(debugs.len(), 2);
+    for debug in &debugs {
+        let total = debug
+            .lines()
+            .find_map(|l| l.strip_prefix("ckb-debugger total: "))
+            .unwrap();
+        let node_cycles = debug
+            .lines()
+            .find_map(|l| l.strip_prefix("node: "))
+            .unwrap();
+        assert_eq!(
+            total.split(" cycles").next(),
+            node_cycles.split(" cycles").next(),
+            "{debug}"
+        );
+    }
+    assert!(
+        debugs[1].contains(" built-in type id ") && debugs[1].contains("counted at the node's"),
+        "{}",
+        debugs[1]
+    );
     // The accumulator grew from 4 leaves to 7 and the cell locked at 4 was spent by leaf 5;
     // a store synced from the chain holds the same 7 leaves and root.
-    let sync = &outputs.iter().rev().nth(1).unwrap().1;
-    let show = &outputs.iter().rev().nth(2).unwrap().1;
+    let sync = &outputs.iter().rev().nth(2).unwrap().1;
+    let show = &outputs.iter().rev().nth(3).unwrap().1;
     assert_eq!(field(show, "leaf_count"), Some("7"), "{show}");
     assert_eq!(field(sync, "leaf_count"), Some("7"), "{sync}");
     assert_eq!(field(sync, "root"), field(show, "root"), "{sync}");
-    let by_reference = &outputs.iter().rev().nth(3).unwrap().1;
+    let by_reference = &outputs.iter().rev().nth(4).unwrap().1;
     assert_eq!(
         field(by_reference, "status"),
         Some("committed"),
@@ -126,9 +147,6 @@ fn every_command_of_the_deploy_guide_runs() {
             "{line} is not run by the session"
         );
     }
-    assert!(
-        outputs.last().unwrap().1.contains("type_hash: 0x"),
-        "{}",
-        outputs.last().unwrap().1
-    );
+    let typed = &outputs.iter().rev().nth(1).unwrap().1;
+    assert!(typed.contains("type_hash: 0x"), "{typed}");
 }
