@@ -142,6 +142,9 @@ fn items_or_leaves_left_over_after_the_peaks() {
     append.extend_from_slice(&all[0]);
     let tx = chain.update(&old, &new, &append);
     assert_eq!(chain.run(tx), rejected(Error::LeavesLeftOver));
+    append.truncate(append.len() - 31);
+    let tx = chain.update(&old, &new, &append);
+    assert_eq!(chain.run(tx), rejected(Error::AppendTrailingBytes));
 }
 
 #[test]
@@ -169,6 +172,13 @@ fn old_size_above_new_and_non_mmr_sizes() {
             chain.run(tx),
             rejected(Error::NewSizeInvalid),
             "import size {size}"
+        );
+        // As the input's size (no cell the script let through holds one): checked first.
+        let tx = chain.update(&bad, &new, &proof);
+        assert_eq!(
+            chain.run(tx),
+            rejected(Error::OldSizeInvalid),
+            "old size {size}"
         );
     }
     let tx = chain.update(&old, &new, &build::extend_payload(&[]));
@@ -315,6 +325,58 @@ fn witness_and_payload_framing() {
     assert_eq!(chain.run(tx), rejected(Error::TransitionPayload));
     let (tx, _) = chain.creation(&data, &[tag::APPEND]);
     assert_eq!(chain.run(tx), rejected(Error::UnknownTransition));
+}
+
+/// SECURITY.md's accumulator classes: each parenthesis that names a test of this file gives
+/// the codes it asserts; the test exists (`#[test]`) and asserts each code by its name.
+#[test]
+fn security_md_names_a_test_asserting_each_class_code() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../SECURITY.md")).unwrap();
+    let section = text
+        .split("## The accumulator (type script)")
+        .nth(1)
+        .and_then(|t| t.split("**Assurance**").next())
+        .expect("SECURITY.md's accumulator section");
+    let classes = section
+        .split("classes it closes")
+        .nth(1)
+        .and_then(|t| t.split("That test file checks").next())
+        .expect("the classes sentence");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/accumulator.rs");
+    let source = std::fs::read_to_string(path).unwrap();
+    let mut named = Vec::new();
+    for group in classes.split('(').skip(1) {
+        let inner = group.split(')').next().unwrap();
+        let Some(name) = inner.split('`').nth(1) else {
+            continue;
+        };
+        let head = format!("#[test]\nfn {name}() {{\n");
+        let at = source
+            .find(&head)
+            .unwrap_or_else(|| panic!("SECURITY.md names {name}, not a test of {path}"));
+        let body = &source[at..at + source[at..].find("\n}\n").unwrap()];
+        let mut codes = Vec::new();
+        for word in inner.split(|c: char| !(c.is_ascii_digit() || c == '-')) {
+            let mut ends = word.splitn(2, '-').map(str::parse::<i8>);
+            match (ends.next(), ends.next()) {
+                (Some(Ok(a)), None) => codes.push(a),
+                (Some(Ok(a)), Some(Ok(b))) => codes.extend(a..=b),
+                _ => {}
+            }
+        }
+        let codes: Vec<i8> = codes.into_iter().filter(|c| *c >= 100).collect();
+        assert!(!codes.is_empty(), "no code given for {name}: ({inner})");
+        for code in codes {
+            let e = Error::ALL.iter().find(|e| e.code() == code).unwrap();
+            assert!(
+                body.contains(&format!("Error::{e:?})")),
+                "{name} does not assert {code} {e:?}, as SECURITY.md says"
+            );
+        }
+        named.push(name);
+    }
+    assert_eq!(named.len(), 7, "{named:?}");
 }
 
 /// A synthetic node hash: any function of (first, height) gives a consistent large MMR for
