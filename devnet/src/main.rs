@@ -27,14 +27,18 @@ A local dev chain:
   start [--dir DIR]     the same, but leaves the node running in the background
   stop  [--dir DIR]     stops the node `start` left running (by the PID it recorded)
   scenario [--dir DIR] [--release DIR] [--report FILE] [--doc FILE]
-                        fresh dev chain, the whole devnet scenario, a table and a JSON report;
-                        --doc rewrites FILE's devnet-table section with the measured tables
+                        fresh dev chain, the whole devnet scenario, a table and a JSON report
+                        (default DIR/report.json; DIR default build/devnet, --release default
+                        build/release); --doc rewrites FILE's devnet-table and
+                        devnet-accumulator-table sections with the measured tables
   sync-bench [--dir DIR] [--release DIR] [--leaves N] [--json FILE]
                         fresh dev chain (default build/scale/sync), an accumulator grown to N
-                        leaves (default 100000) in appends of 2,000, then `acc sync` into a
+                        leaves (default 100000) in appends as large as one signed witness
+                        holds (1,021 leaves less one per old peak), then `acc sync` into a
                         new store, timed: ms per 1,000 leaves (JSON to FILE too)
 
-Against any node (--rpc URL and --key FILE, a file with one hex private key, are required):
+Against any node (--rpc URL and --key FILE, a file with one hex private key, are required;
+debug, acc show and acc sync send nothing and take --rpc URL without --key):
   deploy BINARY [--type-id | --upgrade TYPE_ID_ARGS]
                         a code cell holding BINARY, locked by the key; a rerun finds it
                         through the indexer and pays nothing
@@ -78,7 +82,7 @@ The accumulator (docs/accumulator.md; its code cell: `deploy build/release/accum
                         root; resumes where it stopped; stops at an extension or an import
                         (exit 19: the chain has no leaves for it)
   acc show --type-id ARGS
-                        root, mmr_size, leaf count, out point and lock (--key not needed)
+                        root, mmr_size, leaf count, out point and lock (takes no --key)
   acc handover --type-id ARGS --to-key FILE
                         the same data under FILE's key's lock (KEEP)
 
@@ -88,7 +92,7 @@ Exit codes: docs/deploy.md (2 usage, 3 unreachable, 4 RPC, 5 file, 6 key, 7 capa
 8 leaves, 9 index, 10 mainnet, 11 refused, 12 not found, 13 node, 14 timeout, 15 ckb-debugger,
 16 scenario, 17 leaves do not extend the accumulator, 18 not the accumulator's key,
 19 no leaves on chain for a step, 20 the store disagrees with the chain, 21 a creation too
-large for one transaction, 40-53 the store's).";
+large for one transaction, 40-53 the store's, 130 interrupted).";
 
 /// Options and positionals, checked against what each command takes.
 struct Args {

@@ -150,3 +150,76 @@ fn every_command_of_the_deploy_guide_runs() {
     let typed = &outputs.iter().rev().nth(1).unwrap().1;
     assert!(typed.contains("type_hash: 0x"), "{typed}");
 }
+
+/// The codes of `text`: numbers and `a-b` ranges (expanded), anything else skipped.
+fn codes_in(text: &str) -> std::collections::BTreeSet<u32> {
+    let mut codes = std::collections::BTreeSet::new();
+    for word in text.split(|c: char| !(c.is_ascii_digit() || c == '-')) {
+        let mut ends = word.splitn(2, '-').map(str::parse::<u32>);
+        match (ends.next(), ends.next()) {
+            (Some(Ok(a)), None) => codes.extend([a]),
+            (Some(Ok(a)), Some(Ok(b))) => codes.extend(a..=b),
+            _ => {}
+        }
+    }
+    codes
+}
+
+/// `ckb-devnet --help` against docs/deploy.md: the exit codes it lists are the table's (0
+/// aside), and every option it names is in the guide. No node needed.
+#[test]
+fn usage_text_matches_the_deploy_guide() {
+    let root = common::root();
+    let out = Command::new(env!("CARGO_BIN_EXE_ckb-devnet"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let usage = String::from_utf8(out.stdout).unwrap();
+    let doc = std::fs::read_to_string(root.join("docs/deploy.md")).unwrap();
+    let table = doc
+        .split("### Exit codes of ckb-devnet")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").find(|p| p.starts_with("| code |")))
+        .expect("deploy.md's exit-code table");
+    let documented = codes_in(
+        &table
+            .lines()
+            .skip(2)
+            .filter_map(|l| l.split('|').nth(1))
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    let listed = codes_in(
+        usage
+            .split("Exit codes:")
+            .nth(1)
+            .expect("usage's exit codes"),
+    );
+    let mut expected = documented.clone();
+    expected.remove(&0);
+    assert_eq!(
+        listed, expected,
+        "usage's exit codes (left), deploy.md's (right)"
+    );
+    assert!(
+        documented.contains(&130) && documented.contains(&53),
+        "{documented:?}"
+    );
+    let mut options: Vec<&str> = usage
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .collect();
+    options.sort_unstable();
+    options.dedup();
+    assert!(options.len() > 25, "{options:?}");
+    for option in options {
+        let named = doc.match_indices(option).any(|(at, _)| {
+            !doc[at + option.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        });
+        assert!(
+            named,
+            "{option} (ckb-devnet --help) is not in docs/deploy.md"
+        );
+    }
+}
