@@ -327,6 +327,37 @@ fn witness_and_payload_framing() {
     assert_eq!(chain.run(tx), rejected(Error::UnknownTransition));
 }
 
+/// docs/error-codes.md's accumulator table and docs/accumulator.md's section 5 list exactly
+/// the codes of `mmr_accumulator::Error`, each under its variant's name.
+#[test]
+fn exit_code_tables_are_the_error_enum() {
+    let expected: Vec<(i8, String)> = Error::ALL
+        .iter()
+        .map(|e| (e.code(), format!("{e:?}")))
+        .collect();
+    for (doc, from, to) in [
+        ("error-codes.md", "## Accumulator (100-127)", "## The store"),
+        ("accumulator.md", "## 5. Exit codes", "## 6. Costs"),
+    ] {
+        let path = format!("{}/../docs/{doc}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let section = text
+            .split(from)
+            .nth(1)
+            .and_then(|t| t.split(to).next())
+            .unwrap_or_else(|| panic!("{doc}: no section {from:?}"));
+        let rows: Vec<(i8, String)> = section
+            .lines()
+            .filter_map(|l| {
+                let mut cells = l.split('|').skip(1).map(str::trim);
+                let code = cells.next()?.parse().ok()?;
+                Some((code, cells.next()?.trim_matches('`').to_string()))
+            })
+            .collect();
+        assert_eq!(rows, expected, "{doc}'s table (left), Error::ALL (right)");
+    }
+}
+
 /// SECURITY.md's accumulator classes: each parenthesis that names a test of this file gives
 /// the codes it asserts; the test exists (`#[test]`) and asserts each code by its name.
 #[test]
