@@ -19,7 +19,7 @@
 /* Lock-level exit codes, the values of mmr_lock::LockError. */
 #define MMR_OK 0
 #define MMR_ERR_ARGS_LENGTH 1
-#define MMR_ERR_ARGS_ENCODING 2 /* 41-byte args whose flags byte is not 0x01 */
+#define MMR_ERR_ARGS_ENCODING 2 /* a flags byte the args length does not allow (41: 0x01; 33: 0x02, 0x03) */
 #define MMR_ERR_WITNESS_MISSING 3
 #define MMR_ERR_WITNESS_TOO_LARGE 4
 #define MMR_ERR_WITNESS_ENCODING 5
