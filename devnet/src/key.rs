@@ -12,8 +12,8 @@ use tx_generator::script::SECP256K1_BLAKE160_CODE_HASH;
 /// billion CKB: the deployer and payer of the devnet scenario. Public: never fund it anywhere
 /// else.
 pub const DEV_KEY: &str = "d00c06bfd800d27397002dca6fb0993d5ba6399b4238b2f29ee9deb97593d2bc";
-/// The dev spec's second genesis key (about 5.2 billion CKB): the owner in owner mode and the
-/// block assembler's beneficiary. Public too.
+/// The dev spec's second genesis key (about 5.2 billion CKB): the owner in owner mode. Public
+/// too.
 pub const DEV_KEY_2: &str = "63d86723e08f0f813a36ce6aa123bb2289d90680ae1e99d4de8cdb334553f24d";
 
 pub struct Key {

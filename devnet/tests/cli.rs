@@ -3,9 +3,10 @@
 
 mod common;
 
+use ckb_types::prelude::*;
 use common::{json_of, kill_after_send, run, signal, BIN};
 use devnet::chain::Chain;
-use devnet::key::{Key, DEV_KEY};
+use devnet::key::{Key, DEV_KEY, DEV_KEY_2};
 use devnet::wallet::{Wallet, DEFAULT_FEE_RATE};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -388,4 +389,40 @@ fn a_failing_test_that_owns_a_node_leaves_no_process() {
         "a process still runs in {}",
         dir.display()
     );
+}
+
+/// The scenario's transactions (and so the cycles docs/deploy.md shows) must not depend on how
+/// many blocks the waits for a commit happen to mine on a busy machine: mining pays no key
+/// the client spends from, so every key's cells stay as they were however many blocks come.
+#[test]
+fn mining_leaves_the_keys_cells_alone() {
+    let node = common::fresh_node("mining");
+    let chain = common::ready_chain(&node.rpc_url);
+    let keys = [DEV_KEY, DEV_KEY_2].map(|k| Key::from_hex(k).unwrap());
+    let cells = |chain: &Chain| -> Vec<Vec<String>> {
+        keys.iter()
+            .map(|key| {
+                Wallet::new(chain, key, DEFAULT_FEE_RATE)
+                    .plain_cells()
+                    .unwrap()
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "{} {}",
+                            tx_generator::hex(c.out_point.as_slice()),
+                            c.capacity()
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let before = cells(&chain);
+    assert!(before.iter().all(|c| !c.is_empty()), "{before:?}");
+    // Past the dev chain's reward delay: the blocks mined so far have paid their rewards.
+    for _ in 0..30 {
+        chain.next_block().unwrap();
+    }
+    chain.wait_indexer().unwrap();
+    assert_eq!(cells(&chain), before);
 }
