@@ -201,10 +201,10 @@ build_contract() {
     # (Cargo adds this to the rustflags of .cargo/config.toml.)
     local remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
     CARGO_TARGET_RISCV64IMAC_UNKNOWN_NONE_ELF_RUSTFLAGS="${CARGO_TARGET_RISCV64IMAC_UNKNOWN_NONE_ELF_RUSTFLAGS:-} $remap" \
-        cargo build --quiet --release --locked --target "$TARGET" -p "$name" "$@" >&2 \
+        cargo build --quiet --profile contract --locked --target "$TARGET" -p "$name" "$@" >&2 \
         || die "building contract $name failed"
     mkdir -p "$dir"
-    cp "${CARGO_TARGET_DIR:-target}/$TARGET/release/$name" "$dir/$name.debug"
+    cp "${CARGO_TARGET_DIR:-target}/$TARGET/contract/$name" "$dir/$name.debug"
     llvm-objcopy-19 --strip-all "$dir/$name.debug" "$dir/$name"
 }
 
@@ -571,6 +571,11 @@ run_tests() {
     # CC=clang-19: the C core gets libFuzzer's coverage counters too (assurance/build.rs).
     CC=clang-19 cargo fuzz run -s none differential build/tmp/fuzz-corpus fuzz/corpus/differential -- \
         -runs=300000 -max_len=1024 -max_total_time=600 -print_final_stats=1
+    # What needs the node is built first, so that it overlaps with the node's install on a
+    # fresh machine: the dev chain's test binaries and the TypeScript kit's packages.
+    say "building ckb-devnet's tests and installing the TypeScript kit's packages"
+    cargo test --release --locked -p devnet --no-run
+    (cd js/mmr-lock && npm ci --no-audit --no-fund)
     wait_ckb_node
     say "the dev chain: ckb-devnet's tests on real ckb $CKB_NODE_VERSION nodes (docs/deploy.md)"
     cargo test --release --locked -p devnet
@@ -579,8 +584,8 @@ run_tests() {
 
 # The TypeScript kit: equality with tx-generator's vectors, bad inputs, docs, the dev chain.
 run_js_tests() {
-    say "js/mmr-lock: npm ci && npm test"
-    (cd js/mmr-lock && npm ci --no-audit --no-fund && npm test)
+    say "js/mmr-lock: npm test"
+    (cd js/mmr-lock && npm test)
 }
 
 # The store at scale (issue 20, item 4): crates/mmr-store's mmr-store-scale, then the
