@@ -302,8 +302,10 @@ impl Node {
                 }),
             };
         }
-        // Spawned under the lock the signal handler takes, so it either sees this node or
-        // runs before the node exists; an interrupt that came earlier refuses the start.
+        // Spawned, and its PID file written, under the lock the signal handler takes, so the
+        // handler either runs before the node exists (and an interrupt that came earlier
+        // refuses the start) or sees the node and its file: written after the handler had
+        // removed it, the file would outlive the process.
         let mut owned = OWNED.lock().unwrap_or_else(|e| e.into_inner());
         if interrupted() {
             return Err(Error::Node("interrupted before the node started".into()));
@@ -315,9 +317,9 @@ impl Node {
         if tie == Tie::Owner {
             owned.push((pid, dir.to_path_buf()));
         }
+        let written = std::fs::write(dir.join("node.pid"), format!("{pid}\n"));
         drop(owned);
-        std::fs::write(dir.join("node.pid"), format!("{pid}\n"))
-            .map_err(|e| Error::Node(e.to_string()))?;
+        written.map_err(|e| Error::Node(e.to_string()))?;
         let mut node = Node {
             dir: dir.to_path_buf(),
             rpc_url,
