@@ -156,7 +156,6 @@ pub enum Tie {
     Detached,
 }
 
-/// A running node.
 /// The lock args the mined blocks' rewards go to: a secp256k1 lock no key here unlocks. Were
 /// they paid to a key the client spends from, that key's cell list (in block order) would hold
 /// as many reward cells as the commit waits happened to mine blocks, which depends on the
@@ -164,6 +163,7 @@ pub enum Tie {
 /// vary from run to run. Paid here, every key's cells follow from the transactions sent.
 pub const MINER_ARGS: [u8; 20] = [0; 20];
 
+/// A running node.
 pub struct Node {
     pub dir: PathBuf,
     pub rpc_url: String,
