@@ -122,14 +122,10 @@ pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
     }))
 }
 
-/// One script group of a transaction: how ckb-debugger selects it, and what it reported.
+/// One script group of a transaction and what ckb-debugger reported for it (a built-in type
+/// id group is not run: `run` holds [`BUILTIN_TYPE_ID_CYCLES`]).
 pub struct GroupRun {
-    pub group_type: &'static str,
-    pub cell_type: &'static str,
-    pub index: usize,
-    pub script_hash: [u8; 32],
-    /// The built-in type id: not run, charged [`BUILTIN_TYPE_ID_CYCLES`] in `run`.
-    pub builtin: bool,
+    pub group: Group,
     pub run: std::result::Result<DebuggerRun, String>,
 }
 
@@ -223,11 +219,7 @@ pub fn debug(rpc: &Rpc, tx: &packed::Transaction, file: &Path) -> Result<(Value,
             } else {
                 run_group(file, g.group_type, g.cell_type, g.index)
             },
-            group_type: g.group_type,
-            cell_type: g.cell_type,
-            index: g.index,
-            script_hash: g.script_hash,
-            builtin: g.builtin,
+            group: g,
         })
         .collect();
     Ok((mock, runs))
@@ -243,7 +235,7 @@ pub fn total_cycles(runs: &[GroupRun]) -> Result<u64> {
             Ok(DebuggerRun { result, .. }) => {
                 return Err(Error::Debugger(format!(
                     "{} group of {} {} exited {result}",
-                    r.group_type, r.cell_type, r.index
+                    r.group.group_type, r.group.cell_type, r.group.index
                 )))
             }
             Err(e) => return Err(Error::Debugger(e.clone())),

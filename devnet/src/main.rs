@@ -486,16 +486,16 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
         .iter()
         .map(|r| {
             let (result, cycles) = match &r.run {
-                Ok(_) if r.builtin => (
+                Ok(_) if r.group.builtin => (
                     json!("built-in type id"),
                     json!(devnet::debug::BUILTIN_TYPE_ID_CYCLES),
                 ),
                 Ok(run) => (json!(run.result), json!(run.cycles)),
                 Err(e) => (json!(e), Value::Null),
             };
-            json!({ "group": r.group_type, "cell_type": r.cell_type, "index": r.index,
-                    "script_hash": hex(&r.script_hash), "result": result, "cycles": cycles,
-                    "builtin": r.builtin })
+            json!({ "group": r.group.group_type, "cell_type": r.group.cell_type, "index": r.group.index,
+                    "script_hash": hex(&r.group.script_hash), "result": result, "cycles": cycles,
+                    "builtin": r.group.builtin })
         })
         .collect();
     let total = devnet::debug::total_cycles(&runs);
@@ -523,7 +523,7 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
             );
         }
         match &total {
-            Ok(t) if runs.iter().any(|r| r.builtin) => println!(
+            Ok(t) if runs.iter().any(|r| r.group.builtin) => println!(
                 "ckb-debugger total: {t} cycles (a built-in type id group counted at the node's fixed {} cycles)",
                 devnet::debug::BUILTIN_TYPE_ID_CYCLES
             ),

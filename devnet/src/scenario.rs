@@ -218,7 +218,7 @@ impl Ctx<'_> {
         let debugger_cycles = debug::total_cycles(&runs)?;
         let group = |kind: &str| {
             runs.iter()
-                .find(|r| r.group_type == kind)
+                .find(|r| r.group.group_type == kind)
                 .and_then(|r| r.run.as_ref().ok())
                 .map_or(0, |r| r.cycles)
         };
