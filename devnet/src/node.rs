@@ -138,13 +138,70 @@ pub fn ckb_binary() -> Result<PathBuf> {
         })
 }
 
-/// A free TCP port on 127.0.0.1 (the OS picks; it is released for the node to take).
-fn free_port() -> Result<u16> {
-    let l =
-        TcpListener::bind("127.0.0.1:0").map_err(|e| Error::Node(format!("no free port: {e}")))?;
-    Ok(l.local_addr()
-        .map_err(|e| Error::Node(e.to_string()))?
-        .port())
+/// How many times [`Node::start`] moves the node to other ports when one it was given has
+/// been taken between [`free_ports`] choosing it and the node binding it.
+const PORT_ATTEMPTS: u32 = 5;
+
+/// Two distinct free TCP ports on 127.0.0.1 for the node's RPC and P2P listeners. They are
+/// released before the node takes them, so they are drawn below the kernel's ephemeral range
+/// when it leaves room: ports the OS hands out (`bind` to port 0, and the source port of every
+/// outgoing connection, such as a client's RPC calls) come from that range, and one could
+/// take the port in the gap. A port taken anyway, by another process choosing the same one,
+/// is caught by [`Node::start`], which moves the node.
+fn free_ports() -> Result<(u16, u16)> {
+    let (low, high) = port_range();
+    let mut rng = {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        h.finish()
+    };
+    let mut held: Vec<TcpListener> = Vec::new();
+    for _ in 0..1000 {
+        if held.len() == 2 {
+            break;
+        }
+        // splitmix64: an even spread without a dependency.
+        rng = rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let port = if low < high {
+            low + ((z ^ (z >> 31)) % u64::from(high - low)) as u16
+        } else {
+            0
+        };
+        if let Ok(l) = TcpListener::bind(("127.0.0.1", port)) {
+            held.push(l);
+        }
+    }
+    let port = |l: &TcpListener| {
+        l.local_addr()
+            .map(|a| a.port())
+            .map_err(|e| Error::Node(format!("no free port: {e}")))
+    };
+    match held.as_slice() {
+        [rpc, p2p] => Ok((port(rpc)?, port(p2p)?)),
+        _ => Err(Error::Node(format!(
+            "no free port on 127.0.0.1 in {low}..{high}"
+        ))),
+    }
+}
+
+/// The ports [`free_ports`] draws from: 20000 up to the start of the ephemeral range in
+/// /proc/sys/net/ipv4/ip_local_port_range (32768 by default), or `(0, 0)`, the OS's choice,
+/// when that range starts too low to leave a thousand ports below it.
+fn port_range() -> (u16, u16) {
+    const LOW: u16 = 20000;
+    let ephemeral_start = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    if ephemeral_start >= LOW + 1000 {
+        (LOW, ephemeral_start)
+    } else {
+        (0, 0)
+    }
 }
 
 /// How the node's life is tied to its owner.
@@ -189,7 +246,7 @@ pub fn init(dir: &Path) -> Result<u16> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::Node(format!("creating {}: {e}", dir.display())))?;
-    let (rpc_port, p2p_port) = (free_port()?, free_port()?);
+    let (rpc_port, p2p_port) = free_ports()?;
     let out = Command::new(&ckb)
         .arg("init")
         .arg("-C")
@@ -264,8 +321,40 @@ fn edit_config(text: &str, rpc_port: u16, p2p_port: u16) -> Result<String> {
 }
 
 impl Node {
-    /// Starts the node initialised in `dir` and waits until its RPC answers.
+    /// Starts the node initialised in `dir` and waits until its RPC answers. If the node
+    /// exits because another process has taken its RPC or P2P port since `init` chose it,
+    /// the chain moves to new free ports (ckb.toml is rewritten, and said on stderr) and the
+    /// node starts again, up to [`PORT_ATTEMPTS`] times.
     pub fn start(dir: &Path, tie: Tie) -> Result<Node> {
+        let mut attempt = 1;
+        loop {
+            match Node::start_once(dir, tie)? {
+                Ok(node) => return Ok(node),
+                Err(taken) if attempt < PORT_ATTEMPTS && !interrupted() => {
+                    let config = dir.join("ckb.toml");
+                    let text = std::fs::read_to_string(&config)
+                        .map_err(|e| Error::Node(format!("reading ckb.toml: {e}")))?;
+                    let (rpc_port, p2p_port) = free_ports()?;
+                    std::fs::write(&config, edit_config(&text, rpc_port, p2p_port)?)
+                        .map_err(|e| Error::Node(format!("writing ckb.toml: {e}")))?;
+                    crate::chain::progress(&format!(
+                        "the node's port was taken ({taken}); moving it to RPC port \
+                         {rpc_port}, P2P port {p2p_port}"
+                    ));
+                    attempt += 1;
+                }
+                Err(taken) => {
+                    return Err(Error::Node(format!(
+                        "ckb could not bind its ports in {attempt} attempts: {taken}"
+                    )))
+                }
+            }
+        }
+    }
+
+    /// One start: the ready node, or (as the inner error) the line of node.log saying that a
+    /// port the node was given is in use.
+    fn start_once(dir: &Path, tie: Tie) -> Result<std::result::Result<Node, String>> {
         let ckb = ckb_binary()?;
         let config = std::fs::read_to_string(dir.join("ckb.toml")).map_err(|e| {
             Error::Node(format!(
@@ -319,36 +408,58 @@ impl Node {
         }
         let written = std::fs::write(dir.join("node.pid"), format!("{pid}\n"));
         drop(owned);
-        written.map_err(|e| Error::Node(e.to_string()))?;
         let mut node = Node {
             dir: dir.to_path_buf(),
             rpc_url,
             pid,
             child: Some(child),
         };
-        node.wait_ready()?;
+        written.map_err(|e| Error::Node(e.to_string()))?;
+        if let Some(status) = node.wait_ready()? {
+            // Reaped already: forget the PID rather than signal it (it may be reused).
+            node.child = None;
+            if let Ok(mut owned) = OWNED.lock() {
+                owned.retain(|(p, _)| *p != pid);
+            }
+            let _ = std::fs::remove_file(dir.join("node.pid"));
+            let log = std::fs::read_to_string(dir.join("node.log")).unwrap_or_default();
+            if let Some(line) = log.lines().find(|l| l.contains("AddrInUse")) {
+                return Ok(Err(summary(line)));
+            }
+            return Err(Error::Node(format!(
+                "ckb exited during start-up ({status}): {}; see {}",
+                startup_error(&log),
+                dir.join("node.log").display(),
+            )));
+        }
         if tie == Tie::Detached {
             // The process outlives us: `ckb-devnet stop` ends it by the PID in node.pid.
             node.child = None;
         }
-        Ok(node)
+        Ok(Ok(node))
     }
 
-    fn wait_ready(&mut self) -> Result<()> {
+    /// Polls the RPC until it answers; `Some(status)` if the node exited first. The RPC is
+    /// called only once the node's own process listens on its port: a port taken by another
+    /// process (the node then dies with AddrInUse) may be a server that never answers, or
+    /// another test's node, whose answer would pass for this one's.
+    fn wait_ready(&mut self) -> Result<Option<std::process::ExitStatus>> {
         let rpc = crate::rpc::Rpc::new(&self.rpc_url)?;
+        let port: u16 = self
+            .rpc_url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| Error::Node(format!("no port in {}", self.rpc_url)))?;
         let start = Instant::now();
         loop {
-            if rpc.tip_block_number().is_ok() {
-                return Ok(());
-            }
             if let Some(child) = self.child.as_mut() {
                 if let Ok(Some(status)) = child.try_wait() {
-                    return Err(Error::Node(format!(
-                        "ckb exited during start-up ({status}); last lines of {}:\n{}",
-                        self.dir.join("node.log").display(),
-                        tail(&self.dir.join("node.log"), 15)
-                    )));
+                    return Ok(Some(status));
                 }
+            }
+            if listens_on(self.pid, port) && rpc.tip_block_number().is_ok() {
+                return Ok(None);
             }
             if start.elapsed() > Duration::from_secs(120) {
                 return Err(Error::Node(format!(
@@ -429,10 +540,68 @@ pub fn stop_detached(dir: &Path) -> Result<bool> {
     Ok(running.is_some())
 }
 
-fn tail(path: &Path, lines: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
+/// Whether process `pid` holds the socket listening on 127.0.0.1:`port`: the listener's inode
+/// in /proc/net/tcp is one of the process's open files.
+fn listens_on(pid: i32, port: u16) -> bool {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    // The kernel prints the address as the u32 it stores, in network byte order, read on this
+    // little-endian host: 127.0.0.1 is 0100007F. 0A is TCP_LISTEN.
+    let local = format!("0100007F:{port:04X}");
+    let sockets: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            match fields.as_slice() {
+                [_, addr, _, "0A", _, _, _, _, _, inode, ..] if *addr == local => {
+                    Some(format!("socket:[{inode}]"))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    !sockets.is_empty()
+        && std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+            .any(|target| sockets.iter().any(|s| target.as_os_str() == s.as_str()))
+}
+
+/// A log line without its colour codes and prefix: a panic's message alone (ckb writes the
+/// backtrace on the same line), else the text from ERROR on; at most 300 characters.
+fn summary(line: &str) -> String {
+    let mut plain = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // An ANSI escape: ESC [ parameters, ending with a letter.
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    let text = if let Some((_, rest)) = plain.split_once(" panicked at '") {
+        format!("panic: {}", rest.split("': ").next().unwrap_or(rest))
+    } else {
+        let from = plain.find("ERROR ").unwrap_or(0);
+        plain[from..].trim().to_string()
+    };
+    text.chars().take(300).collect()
+}
+
+/// What a node that died during start-up said: its first panic or error line (a panic's
+/// backtrace, which ckb logs after it, names no cause), else its last line.
+fn startup_error(log: &str) -> String {
+    log.lines()
+        .find(|l| l.contains("panicked at") || l.contains("Error"))
+        .or_else(|| log.lines().rev().find(|l| !l.trim().is_empty()))
+        .map_or_else(|| "node.log is empty".to_string(), summary)
 }
 
 #[cfg(test)]
@@ -449,5 +618,50 @@ mod tests {
         assert!(out.contains("\"IntegrationTest\", \"Indexer\""));
         assert!(!out.contains("0.0.0.0"));
         assert!(edit_config("[rpc]\n", 1, 2).is_err());
+    }
+
+    #[test]
+    fn ports_are_free_distinct_and_below_the_ephemeral_range() {
+        let (low, high) = port_range();
+        for _ in 0..20 {
+            let (rpc, p2p) = free_ports().unwrap();
+            assert_ne!(rpc, p2p);
+            if low < high {
+                assert!((low..high).contains(&rpc) && (low..high).contains(&p2p));
+            }
+            assert!(TcpListener::bind(("127.0.0.1", rpc)).is_ok());
+        }
+    }
+
+    #[test]
+    fn a_listener_is_known_by_its_process() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let me = std::process::id() as i32;
+        assert!(listens_on(me, port));
+        // Another process's listener (the init process holds none here) is not ours.
+        assert!(!listens_on(1, port));
+        drop(listener);
+        assert!(!listens_on(me, port));
+    }
+
+    /// The lines ckb 0.210.0 writes when a port is taken (RPC: a panic; P2P: an IO error).
+    #[test]
+    fn start_up_failures_are_named_by_their_cause() {
+        let rpc = "\u{1b}[1;38;2;47;79;79m2026-11-25 21:35:15.090 +00:00\u{1b}[0m \
+                   \u{1b}[1;34mGlobalRt-3\u{1b}[0m ERROR panic  thread 'GlobalRt-3' panicked at \
+                   'called `Result::unwrap()` on an `Err` value: Os { code: 98, kind: AddrInUse, \
+                   message: \"Address already in use\" }': src/server.rs:142   0: ckb_logger";
+        let log = format!("starting\n{rpc}\n   8: ckb_launcher::Launcher::start_network_and_rpc\n");
+        let said = startup_error(&log);
+        assert_eq!(
+            said,
+            "panic: called `Result::unwrap()` on an `Err` value: Os { code: 98, kind: \
+             AddrInUse, message: \"Address already in use\" }"
+        );
+        let p2p = "IO Error: Os { code: 98, kind: AddrInUse, message: \"Address already in use\" }";
+        assert_eq!(startup_error(&format!("{p2p}\n")), p2p);
+        assert_eq!(startup_error("a\nlast words\n\n"), "last words");
+        assert_eq!(summary(&"x".repeat(500)).len(), 300);
     }
 }

@@ -426,3 +426,39 @@ fn mining_leaves_the_keys_cells_alone() {
     chain.wait_indexer().unwrap();
     assert_eq!(cells(&chain), before);
 }
+
+/// A port the chain was given at init can be taken by another process before the node binds
+/// it (on CI, by a parallel test's connections): the node then moves to free ports and starts
+/// instead of dying during start-up. Here a listener holds the RPC port, then the P2P port, of
+/// an initialised chain while its node starts.
+#[test]
+fn a_port_taken_before_the_node_binds_it_moves_the_node() {
+    let dir = common::test_dir("port-taken");
+    for which in ["rpc", "p2p"] {
+        let chain_dir = dir.join(which);
+        let rpc_port = devnet::node::init(&chain_dir).unwrap();
+        let config = || std::fs::read_to_string(chain_dir.join("ckb.toml")).unwrap();
+        let p2p_port: u16 = config()
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("listen_addresses = [\"/ip4/127.0.0.1/tcp/"))
+            .and_then(|rest| rest.strip_suffix("\"]"))
+            .and_then(|p| p.parse().ok())
+            .expect("a 127.0.0.1 P2P address in ckb.toml");
+        let taken = if which == "rpc" { rpc_port } else { p2p_port };
+        let holder = std::net::TcpListener::bind(("127.0.0.1", taken)).unwrap();
+        let node = devnet::node::Node::start(&chain_dir, devnet::node::Tie::Owner)
+            .unwrap_or_else(|e| panic!("{which}: {e}"));
+        let log = std::fs::read_to_string(chain_dir.join("node.log")).unwrap();
+        assert!(!log.contains("AddrInUse"), "{which}: the last start's log\n{log}");
+        let new_rpc: u16 = node.rpc_url.rsplit(':').next().unwrap().parse().unwrap();
+        assert!(!config().contains(&format!("/tcp/{taken}\"")), "{which}");
+        assert!(!config().contains(&format!(":{taken}\"")), "{which}");
+        assert!(config().contains(&format!("127.0.0.1:{new_rpc}\"")), "{which}");
+        let rpc = devnet::rpc::Rpc::new(&node.rpc_url).unwrap();
+        assert!(rpc.tip_block_number().is_ok(), "{which}");
+        // The port was held throughout: the node never had it.
+        drop(holder);
+        node.stop().unwrap();
+        assert!(common::no_process_left(&chain_dir, 30), "{which}");
+    }
+}
