@@ -440,7 +440,10 @@ fn a_port_taken_before_the_node_binds_it_moves_the_node() {
         let config = || std::fs::read_to_string(chain_dir.join("ckb.toml")).unwrap();
         let p2p_port: u16 = config()
             .lines()
-            .find_map(|l| l.trim().strip_prefix("listen_addresses = [\"/ip4/127.0.0.1/tcp/"))
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("listen_addresses = [\"/ip4/127.0.0.1/tcp/")
+            })
             .and_then(|rest| rest.strip_suffix("\"]"))
             .and_then(|p| p.parse().ok())
             .expect("a 127.0.0.1 P2P address in ckb.toml");
@@ -449,11 +452,17 @@ fn a_port_taken_before_the_node_binds_it_moves_the_node() {
         let node = devnet::node::Node::start(&chain_dir, devnet::node::Tie::Owner)
             .unwrap_or_else(|e| panic!("{which}: {e}"));
         let log = std::fs::read_to_string(chain_dir.join("node.log")).unwrap();
-        assert!(!log.contains("AddrInUse"), "{which}: the last start's log\n{log}");
+        assert!(
+            !log.contains("AddrInUse"),
+            "{which}: the last start's log\n{log}"
+        );
         let new_rpc: u16 = node.rpc_url.rsplit(':').next().unwrap().parse().unwrap();
         assert!(!config().contains(&format!("/tcp/{taken}\"")), "{which}");
         assert!(!config().contains(&format!(":{taken}\"")), "{which}");
-        assert!(config().contains(&format!("127.0.0.1:{new_rpc}\"")), "{which}");
+        assert!(
+            config().contains(&format!("127.0.0.1:{new_rpc}\"")),
+            "{which}"
+        );
         let rpc = devnet::rpc::Rpc::new(&node.rpc_url).unwrap();
         assert!(rpc.tip_block_number().is_ok(), "{which}");
         // The port was held throughout: the node never had it.
