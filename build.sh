@@ -568,6 +568,10 @@ run_tests() {
     say "assurance: bounded differential fuzz run (300,000 executions)"
     mkdir -p build/tmp/fuzz-corpus
     command -v c++ >/dev/null || export CXX=clang++-19
+    # cargo fuzz has no --locked: check fuzz/Cargo.lock against its manifest first, so a lock
+    # that no longer pins the fuzz crate's dependencies fails here instead of being rewritten.
+    cargo metadata --quiet --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null \
+        || die "fuzz/Cargo.lock is out of date: cargo metadata --manifest-path fuzz/Cargo.toml --format-version 1 rewrites it; commit it"
     # CC=clang-19: the C core gets libFuzzer's coverage counters too (assurance/build.rs).
     CC=clang-19 cargo fuzz run -s none differential build/tmp/fuzz-corpus fuzz/corpus/differential -- \
         -runs=300000 -max_len=1024 -max_total_time=600 -print_final_stats=1
