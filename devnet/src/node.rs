@@ -149,25 +149,16 @@ const PORT_ATTEMPTS: u32 = 5;
 /// take the port in the gap. A port taken anyway, by another process choosing the same one,
 /// is caught by [`Node::start`], which moves the node.
 fn free_ports() -> Result<(u16, u16)> {
+    use rand::Rng;
     let (low, high) = port_range();
-    let mut rng = {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u32(std::process::id());
-        h.finish()
-    };
+    let mut rng = rand::thread_rng();
     let mut held: Vec<TcpListener> = Vec::new();
     for _ in 0..1000 {
         if held.len() == 2 {
             break;
         }
-        // splitmix64: an even spread without a dependency.
-        rng = rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         let port = if low < high {
-            low + ((z ^ (z >> 31)) % u64::from(high - low)) as u16
+            rng.gen_range(low..high)
         } else {
             0
         };
