@@ -353,12 +353,12 @@ impl Node {
                 dir.display()
             ))
         })?;
-        let rpc_url = config
+        let rpc_port: u16 = config
             .lines()
             .find_map(|l| l.trim().strip_prefix("listen_address = \"127.0.0.1:"))
-            .and_then(|rest| rest.strip_suffix('"'))
-            .map(|port| format!("http://127.0.0.1:{port}"))
+            .and_then(|rest| rest.strip_suffix('"')?.parse().ok())
             .ok_or_else(|| Error::Node("no 127.0.0.1 RPC address in ckb.toml".into()))?;
+        let rpc_url = format!("http://127.0.0.1:{rpc_port}");
         let log =
             std::fs::File::create(dir.join("node.log")).map_err(|e| Error::Node(e.to_string()))?;
         let mut cmd = Command::new(&ckb);
@@ -406,7 +406,7 @@ impl Node {
             child: Some(child),
         };
         written.map_err(|e| Error::Node(e.to_string()))?;
-        if let Some(status) = node.wait_ready()? {
+        if let Some(status) = node.wait_ready(rpc_port)? {
             // Reaped already: forget the PID rather than signal it (it may be reused).
             node.child = None;
             if let Ok(mut owned) = OWNED.lock() {
@@ -430,18 +430,13 @@ impl Node {
         Ok(Ok(node))
     }
 
-    /// Polls the RPC until it answers; `Some(status)` if the node exited first. The RPC is
-    /// called only once the node's own process listens on its port: a port taken by another
-    /// process (the node then dies with AddrInUse) may be a server that never answers, or
-    /// another test's node, whose answer would pass for this one's.
-    fn wait_ready(&mut self) -> Result<Option<std::process::ExitStatus>> {
+    /// Polls the RPC (on `port`, that of `rpc_url`) until it answers; `Some(status)` if the
+    /// node exited first. The RPC is called only once the node's own process listens on its
+    /// port: a port taken by another process (the node then dies with AddrInUse) may be a
+    /// server that never answers, or another test's node, whose answer would pass for this
+    /// one's.
+    fn wait_ready(&mut self, port: u16) -> Result<Option<std::process::ExitStatus>> {
         let rpc = crate::rpc::Rpc::new(&self.rpc_url)?;
-        let port: u16 = self
-            .rpc_url
-            .rsplit(':')
-            .next()
-            .and_then(|p| p.parse().ok())
-            .ok_or_else(|| Error::Node(format!("no port in {}", self.rpc_url)))?;
         let start = Instant::now();
         loop {
             if let Some(child) = self.child.as_mut() {
