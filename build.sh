@@ -187,7 +187,7 @@ test_deps() {
 # ckb-devnet alone, for the commands that only talk to a node (no contracts rebuilt).
 build_devnet() {
     say "building ckb-devnet"
-    cargo build --quiet --release --locked -p devnet >&2 || die "building ckb-devnet failed"
+    cargo build --quiet --release --locked -p ckb-devnet >&2 || die "building ckb-devnet failed"
 }
 
 # Builds one Rust contract with the given cargo feature arguments and installs it under
@@ -214,12 +214,12 @@ build_all() {
         [ -d "contracts/$name" ] && build_contract "$name" "$RELEASE"
     done
     build_contract merge-bench "$ROOT/build/bench"
-    if [ -x c/build.sh ]; then
+    if [ -x contracts/c-verifier/build.sh ]; then
         say "building the C verifier"
-        c/build.sh >&2 || die "building the C verifier failed"
+        contracts/c-verifier/build.sh >&2 || die "building the C verifier failed"
     fi
     say "building tx-generator and ckb-devnet"
-    cargo build --quiet --release --locked -p tx-generator -p devnet >&2 || die "building tx-generator failed"
+    cargo build --quiet --release --locked -p tx-generator -p ckb-devnet >&2 || die "building tx-generator failed"
 }
 
 # The dev chain (devnet/): the scenario on a fresh chain, or a node kept running for a user.
@@ -299,7 +299,7 @@ JOURNEY_RUST=(
     "compiled: + PROOF runs in registers|compiled-verifier|--no-default-features --features static-stack,merge-kernel,asm-kernel,asm-chain"
     "compiled: + lean ELF|compiled-verifier|--no-default-features --features static-stack,merge-kernel,asm-kernel,asm-chain,lean-elf"
 )
-# The C verifier: "label|c|compiler merge lean" (c/build.sh's C_COMPILER, MERGE, LEAN_ELF).
+# The C verifier: "label|c|compiler merge lean" (contracts/c-verifier/build.sh's C_COMPILER, MERGE, LEAN_ELF).
 JOURNEY_C=(
     "c (gcc 12): ckb-c-stdlib blake2b|c|gcc stdlib 0"
     "c (clang 19): ckb-c-stdlib blake2b|c|clang stdlib 0"
@@ -340,7 +340,7 @@ journey() {
         if [ "$pkg" = c ]; then
             read -r compiler merge lean <<<"$features"
             OUT_DIR="$dir/$tag" OUT_NAME=c-verifier C_COMPILER="$compiler" MERGE="$merge" \
-                LEAN_ELF="$lean" c/build.sh >&2 \
+                LEAN_ELF="$lean" contracts/c-verifier/build.sh >&2 \
                 || die "building the C verifier with $features failed"
             bin="$dir/$tag/c-verifier"
         else
@@ -543,7 +543,7 @@ flamegraph() {
 }
 
 # The merge kernel proved equal to BLAKE2b-256 for every input, on the bytes the release
-# binaries link (assurance/kernel-proof); exits non-zero when it does not hold.
+# binaries link (tests/kernel-proof); exits non-zero when it does not hold.
 kernel_proof() {
     cargo run --quiet --release --locked -p kernel-proof -- --root "$ROOT" --release-dir "$RELEASE" "$@"
 }
@@ -554,35 +554,35 @@ run_tests() {
     say "running the test suite"
     # Everything but the dev chain first: on a fresh machine the node is still building.
     cargo test --release --locked --workspace --exclude baseline-verifier --exclude compiled-verifier \
-        --exclude devnet
-    if [ -x c/host/run.sh ]; then
+        --exclude ckb-devnet
+    if [ -x contracts/c-verifier/host/run.sh ]; then
         say "running the C verifier core under ASan/UBSan"
-        c/host/run.sh
+        contracts/c-verifier/host/run.sh
     fi
     # Assurance (SECURITY.md): the C core under ASan/UBSan on the assurance corpora, then a
     # bounded differential fuzz run (stable Rust: cargo-fuzz without sanitizer flags).
     say "assurance: C core under ASan/UBSan on the exported assurance corpora"
     cargo run --quiet --release --locked -p assurance --bin export-vectors -- \
-        build/tmp/assurance-vectors fuzz/corpus/differential
-    c/host/run.sh build/tmp/assurance-vectors
+        build/tmp/assurance-vectors tests/fuzz/corpus/differential
+    contracts/c-verifier/host/run.sh build/tmp/assurance-vectors
     say "assurance: bounded differential fuzz run (300,000 executions)"
     mkdir -p build/tmp/fuzz-corpus
     command -v c++ >/dev/null || export CXX=clang++-19
-    # cargo fuzz has no --locked: check fuzz/Cargo.lock against its manifest first, so a lock
+    # cargo fuzz has no --locked: check tests/fuzz/Cargo.lock against its manifest first, so a lock
     # that no longer pins the fuzz crate's dependencies fails here instead of being rewritten.
-    cargo metadata --quiet --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null \
-        || die "fuzz/Cargo.lock is out of date: cargo metadata --manifest-path fuzz/Cargo.toml --format-version 1 rewrites it; commit it"
-    # CC=clang-19: the C core gets libFuzzer's coverage counters too (assurance/build.rs).
-    CC=clang-19 cargo fuzz run -s none differential build/tmp/fuzz-corpus fuzz/corpus/differential -- \
+    cargo metadata --quiet --locked --format-version 1 --manifest-path tests/fuzz/Cargo.toml >/dev/null \
+        || die "tests/fuzz/Cargo.lock is out of date: cargo metadata --manifest-path tests/fuzz/Cargo.toml --format-version 1 rewrites it; commit it"
+    # CC=clang-19: the C core gets libFuzzer's coverage counters too (tests/assurance/build.rs).
+    CC=clang-19 cargo fuzz run --fuzz-dir tests/fuzz -s none differential build/tmp/fuzz-corpus tests/fuzz/corpus/differential -- \
         -runs=300000 -max_len=1024 -max_total_time=600 -print_final_stats=1
     # What needs the node is built first, so that it overlaps with the node's install on a
     # fresh machine: the dev chain's test binaries and the TypeScript kit's packages.
     say "building ckb-devnet's tests and installing the TypeScript kit's packages"
-    cargo test --release --locked -p devnet --no-run
+    cargo test --release --locked -p ckb-devnet --no-run
     (cd js/mmr-lock && npm ci --no-audit --no-fund)
     wait_ckb_node
     say "the dev chain: ckb-devnet's tests on real ckb $CKB_NODE_VERSION nodes (docs/deploy.md)"
-    cargo test --release --locked -p devnet
+    cargo test --release --locked -p ckb-devnet
     run_js_tests
 }
 

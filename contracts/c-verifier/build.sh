@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the C MMR verifier (CKB lock script) for CKB-VM (RISC-V rv64imc + B extension).
 #
-#   c/build.sh                 clang-19 + ld.lld-19  -> build/release/c-verifier{,.debug}
-#   C_COMPILER=gcc c/build.sh  riscv64-unknown-elf-gcc (GCC 12) -> the same file names
+#   contracts/c-verifier/build.sh                 clang-19 + ld.lld-19  -> build/release/c-verifier{,.debug}
+#   C_COMPILER=gcc contracts/c-verifier/build.sh  riscv64-unknown-elf-gcc (GCC 12) -> the same file names
 #   (CC=gcc is accepted as a synonym; any other CC value is ignored.)
-#   MERGE=stdlib c/build.sh    hash with ckb-c-stdlib's blake2b.h instead of the assembly
+#   MERGE=stdlib contracts/c-verifier/build.sh    hash with ckb-c-stdlib's blake2b.h instead of the assembly
 #                              merge kernel shared with the Rust verifiers (MERGE=asm, default)
-#   LEAN_ELF=0 c/build.sh      the linker's default layout instead of contracts/lean-elf.ld
+#   LEAN_ELF=0 contracts/c-verifier/build.sh      the linker's default layout instead of contracts/lean-elf.ld
 #                              (which loads no ELF headers; LEAN_ELF=1, default)
 #
 # Environment:
@@ -14,13 +14,13 @@
 #   OUT_DIR        output directory (default build/release)
 #   OUT_NAME       output file name (default c-verifier)
 #
-# ckb-c-stdlib is a dependency, never copied: c/find-stdlib.sh finds it inside the ckb-std
+# ckb-c-stdlib is a dependency, never copied: contracts/c-verifier/find-stdlib.sh finds it inside the ckb-std
 # crate through `cargo metadata`.
 set -euo pipefail
 
-die() { echo "c/build.sh: error: $*" >&2; exit 1; }
+die() { echo "contracts/c-verifier/build.sh: error: $*" >&2; exit 1; }
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
 compiler="${C_COMPILER:-}"
@@ -37,7 +37,7 @@ case "$compiler" in
 esac
 
 # ---- locate ckb-c-stdlib ----------------------------------------------------------------
-. c/find-stdlib.sh
+. contracts/c-verifier/find-stdlib.sh
 STDLIB="$(find_stdlib)"
 [ -n "$STDLIB" ] && [ -f "$STDLIB/blake2b.h" ] && [ -f "$STDLIB/libc/entry.h" ] ||
     die "ckb-c-stdlib not found (no ckb-std via cargo metadata; run 'cargo fetch' or set CKB_C_STDLIB)"
@@ -52,7 +52,7 @@ COMMON=(-march="$MARCH" -mabi=lp64 ${OPT:--O3} -g -nostdinc -nostdlib -static
     -mno-strict-align -DNATIVE_LITTLE_ENDIAN
     -Wall -Wextra -Werror -fdata-sections -ffunction-sections
     -fvisibility=hidden -fno-asynchronous-unwind-tables -fno-unwind-tables
-    -isystem "$STDLIB/libc" -isystem "$STDLIB" -isystem "$STDLIB/molecule" -I c)
+    -isystem "$STDLIB/libc" -isystem "$STDLIB" -isystem "$STDLIB/molecule" -I contracts/c-verifier)
 
 if [ "$compiler" = gcc ]; then
     CCBIN=riscv64-unknown-elf-gcc
@@ -89,7 +89,7 @@ OUT="$OUT_DIR/$OUT_NAME"
 
 # The merge: the Rust verifiers' assembly kernel (one source, crates/mmr-blake2b), or
 # ckb-c-stdlib's generic blake2b.
-SOURCES=(c/verifier.c)
+SOURCES=(contracts/c-verifier/verifier.c)
 case "${LEAN_ELF:-1}" in
     1) FLAGS+=(-Wl,-T,contracts/lean-elf.ld) ;;
     0) ;;

@@ -25,7 +25,7 @@ static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t righ
 
 #ifdef CP_HAVE_WORDS
 /* A hash as four little-endian words: an includer that defines CP_HAVE_WORDS before
- * including this header, and these four functions after it (c/merge_asm.h), keeps a PROOF
+ * including this header, and these four functions after it (contracts/c-verifier/merge_asm.h), keeps a PROOF
  * run's hash in registers and stores it once per run. Otherwise each step hashes into the
  * node's own buffer with cp_merge. */
 typedef struct {

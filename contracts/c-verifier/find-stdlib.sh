@@ -1,4 +1,4 @@
-# Sourced by c/build.sh and c/host/run.sh (cwd = repository root): defines find_stdlib,
+# Sourced by contracts/c-verifier/build.sh and contracts/c-verifier/host/run.sh (cwd = repository root): defines find_stdlib,
 # which prints the path of ckb-c-stdlib or nothing.
 #
 # ckb-c-stdlib is a dependency, never copied: it ships inside the published ckb-std crate

@@ -4,8 +4,8 @@
  * molecule parse of WitnessArgs, the canonical mmr_size check, the accumulator lookup among
  * the cell deps and the lock-level exit codes 1-19, 80-89 and 90-99 (docs/error-codes.md).
  *
- * Header-only, no syscalls, no libc: the contract (c/verifier.c) and the native test
- * harness (c/host/) include the very same code. All arithmetic is on uint64_t; every
+ * Header-only, no syscalls, no libc: the contract (contracts/c-verifier/verifier.c) and the native test
+ * harness (contracts/c-verifier/host/) include the very same code. All arithmetic is on uint64_t; every
  * read is bounds-checked against the caller's length before it happens.
  */
 #ifndef MMR_LOCK_COMMON_H_

@@ -1,7 +1,7 @@
 /*
  * cp_merge for compiled_proof.h on the assembly merge kernel the Rust verifiers use:
  * crates/mmr-blake2b/src/merge_rv64.s, one source for both languages, assembled by
- * c/build.sh (MERGE=asm, the default). RISC-V only: the host harness keeps
+ * contracts/c-verifier/build.sh (MERGE=asm, the default). RISC-V only: the host harness keeps
  * merge_blake2b.h, and tests/tests/merge_kernel_vm.rs checks the kernel in CKB-VM.
  *
  * The kernel does not follow the C ABI (it saves no register, see the .s file): the inline

@@ -1,7 +1,7 @@
 /*
  * cp_merge for compiled_proof.h on ckb-c-stdlib's blake2b.h (include blake2b.h first):
  * blake2b-256, personalization "ckb-default-hash", over left || right. Shared by the
- * contract (c/verifier.c) and the host harness, which checks it against a fresh
+ * contract (contracts/c-verifier/verifier.c) and the host harness, which checks it against a fresh
  * ckb_blake2b_init per hash.
  *
  * The personalised initial state is computed once by ckb_blake2b_init (cp_merge_setup);

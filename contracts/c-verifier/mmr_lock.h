@@ -1,7 +1,7 @@
 /*
  * The lock after its inputs are loaded: strict WitnessArgs parse (5, 6), then the compiled
  * proof (40-64) and its root comparison (9), then in owner mode the owner check (80).
- * Shared by c/verifier.c and the host harness (c/host/harness.c), so both run the same
+ * Shared by contracts/c-verifier/verifier.c and the host harness (contracts/c-verifier/host/harness.c), so both run the same
  * code; only the source of the lock hashes (syscalls, or the harness's emulated inputs)
  * differs. The includer defines, before or after including this header,
  *   static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);

@@ -15,7 +15,7 @@
  */
 #include "ckb_syscalls.h"
 
-/* c/build.sh: MERGE=asm (default) hashes with the assembly kernel shared with the Rust
+/* contracts/c-verifier/build.sh: MERGE=asm (default) hashes with the assembly kernel shared with the Rust
  * verifiers, MERGE=stdlib with ckb-c-stdlib's blake2b.h. */
 #ifdef CP_MERGE_ASM
 #include "merge_asm.h"

@@ -1,4 +1,4 @@
-//! Compiles the C verifier's core (`c/lock_common.h`, `c/compiled_proof.h`, shared with the
+//! Compiles the C verifier's core (`contracts/c-verifier/lock_common.h`, `contracts/c-verifier/compiled_proof.h`, shared with the
 //! contract) natively
 //! through `csrc/c_core.c` for the FFI adapter in `src/native.rs`.
 //!
@@ -6,7 +6,7 @@
 //! libFuzzer's coverage instrumentation, so the fuzzer is guided by the C branches too.
 
 fn main() {
-    let c_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../c");
+    let c_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/c-verifier");
     for f in ["compiled_proof.h", "lock_common.h"] {
         println!("cargo:rerun-if-changed={}", c_dir.join(f).display());
     }

@@ -2,6 +2,7 @@
 //! ckb-debugger and CKB itself, and reports accepted cycles or the exit code.
 //! Build them first: `./build.sh build` (`./build.sh test` does both).
 
+use ckb_mmr_sdk::Workload;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{ScriptHashType, TransactionBuilder, TransactionView},
@@ -10,7 +11,6 @@ use ckb_testtool::ckb_types::{
 };
 use ckb_testtool::context::Context;
 use std::path::PathBuf;
-use tx_generator::Workload;
 
 pub mod accumulator;
 pub mod owner;
@@ -143,6 +143,6 @@ pub fn honest(verifier: Verifier, w: &Workload) -> LockInput {
 pub fn with_payload(w: &Workload, payload: &[u8]) -> LockInput {
     LockInput {
         args: w.lock_args().into(),
-        witness: Some(tx_generator::witness_args_with_lock(payload).into()),
+        witness: Some(ckb_mmr_sdk::witness_args_with_lock(payload).into()),
     }
 }

@@ -5,6 +5,7 @@
 //! well-known code_hash `0x9bd7e06f…`), signed with real keys over the transaction.
 
 use crate::{Verifier, MAX_CYCLES};
+use ckb_mmr_sdk::script::SECP256K1_BLAKE160_CODE_HASH;
 use ckb_testtool::ckb_crypto::secp::Privkey;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
@@ -14,7 +15,6 @@ use ckb_testtool::ckb_types::{
     H256,
 };
 use ckb_testtool::context::Context;
-use tx_generator::script::SECP256K1_BLAKE160_CODE_HASH;
 
 /// Genesis out points of the secp256k1 cells on mainnet (RFC 0024): the sighash_all binary
 /// and secp256k1_data. Only used as names here; the cells are created in the test context.
@@ -24,7 +24,7 @@ const GENESIS_TX: [u8; 32] = [
 ];
 
 /// Args of the type id script of the genesis sighash_all cell: its hash is the lock's
-/// code_hash (checked in `tx_generator::script`'s tests).
+/// code_hash (checked in `ckb_mmr_sdk::script`'s tests).
 const SIGHASH_TYPE_ID_ARGS: [u8; 32] = [
     0x85, 0x36, 0xc9, 0xd5, 0xd9, 0x08, 0xbd, 0x89, 0xfc, 0x70, 0x09, 0x9e, 0x42, 0x84, 0x87, 0x07,
     0x08, 0xb6, 0x63, 0x23, 0x56, 0xaa, 0xd9, 0x87, 0x34, 0xfc, 0xf4, 0x3f, 0x6f, 0x71, 0xc3, 0x04,
@@ -51,8 +51,8 @@ impl Owner {
     }
 
     /// The owner's default lock, as tx-generator names it.
-    pub fn script(&self) -> tx_generator::script::Script {
-        tx_generator::script::Script::secp256k1_blake160(self.blake160)
+    pub fn script(&self) -> ckb_mmr_sdk::script::Script {
+        ckb_mmr_sdk::script::Script::secp256k1_blake160(self.blake160)
     }
 
     /// The owner's default lock as a packed `Script`.

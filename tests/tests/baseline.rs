@@ -2,9 +2,9 @@
 //! rejected with its exact code.
 
 use baseline_proof::{encode, BaselineError};
+use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
 use mmr_lock::LockError;
 use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
-use tx_generator::{Workload, REFERENCE_SEED};
 
 const V: Verifier = Verifier::Baseline;
 

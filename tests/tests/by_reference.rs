@@ -8,6 +8,8 @@
 mod by_reference_tx;
 
 use by_reference_tx::*;
+use ckb_mmr_sdk::script::TYPE_ID_CODE_HASH;
+use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{ScriptHashType, TransactionBuilder},
@@ -17,8 +19,6 @@ use ckb_testtool::ckb_types::{
 use mmr_lock::LockError;
 use tests::owner::{failure, Chain, Owner};
 use tests::{available_verifiers, payload, MAX_CYCLES};
-use tx_generator::script::TYPE_ID_CODE_HASH;
-use tx_generator::{Mode, Workload, REFERENCE_SEED};
 
 const NOT_FOUND: i8 = LockError::AccumulatorNotFound.code();
 const AMBIGUOUS: i8 = LockError::AccumulatorAmbiguous.code();
@@ -349,27 +349,27 @@ fn mock_transaction_for_ckb_debugger() {
     // for the same transaction shape.
     let w = Workload::from_seed(REFERENCE_SEED);
     let verifiers = available_verifiers();
-    let acc_type = tx_generator::script::Script::type_id([0xac; 32]);
+    let acc_type = ckb_mmr_sdk::script::Script::type_id([0xac; 32]);
     assert_eq!(acc_type.hash(), hash_of(&accumulator_type()));
-    let cells: Vec<tx_generator::tx::Cell> = verifiers
+    let cells: Vec<ckb_mmr_sdk::tx::Cell> = verifiers
         .iter()
-        .map(|&v| tx_generator::tx::Cell {
+        .map(|&v| ckb_mmr_sdk::tx::Cell {
             binary: v.binary().to_vec(),
             lock_args: by_reference(Mode::Plain),
             payload: payload(v, &w),
         })
         .collect();
-    let deps = [tx_generator::tx::DepCell::accumulator(
+    let deps = [ckb_mmr_sdk::tx::DepCell::accumulator(
         acc_type,
         w.accumulator_data(),
     )];
-    let json = tx_generator::tx::mock_transaction_with_deps(&cells, &[], &deps);
+    let json = ckb_mmr_sdk::tx::mock_transaction_with_deps(&cells, &[], &deps);
     let dir = std::env::temp_dir().join(format!("mmr-by-reference-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("tx.json");
     std::fs::write(&file, serde_json::to_string(&json).unwrap()).unwrap();
     for (i, &v) in verifiers.iter().enumerate() {
-        let dbg = tx_generator::debugger::run_lock(&file, i).unwrap();
+        let dbg = ckb_mmr_sdk::debugger::run_lock(&file, i).unwrap();
         assert_eq!(dbg.result, 0, "{v:?}");
         // The same cell deps in ckb-script: every verifier's code cell (untyped there, as
         // here), then the accumulator.

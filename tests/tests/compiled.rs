@@ -1,9 +1,9 @@
 //! The compiled format in ckb-script, Rust and C side by side: honest proofs accepted, and for
-//! every vector of the shared corpus (c/host/vectors, generated from an independent model of
+//! every vector of the shared corpus (contracts/c-verifier/host/vectors, generated from an independent model of
 //! docs/compiled-format.md) both binaries return exactly the expected code.
 
+use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
 use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
-use tx_generator::{Workload, REFERENCE_SEED};
 
 const BOTH: [Verifier; 2] = [Verifier::Compiled, Verifier::C];
 
@@ -50,7 +50,7 @@ fn vectors() -> Vec<(String, LockInput, i8)> {
                 Some(&"P") => {
                     let mut args = unhex(f[2]);
                     args.extend_from_slice(&parse_u64(f[3]).to_le_bytes());
-                    let witness = tx_generator::witness_args_with_lock(&unhex(f[1]));
+                    let witness = ckb_mmr_sdk::witness_args_with_lock(&unhex(f[1]));
                     let input = LockInput {
                         args: args.into(),
                         witness: Some(witness.into()),
@@ -136,13 +136,13 @@ fn every_flip_and_cut_rejected_with_the_same_code() {
         assert!(
             codes[0].is_some(),
             "accepted a mutated payload {}",
-            tx_generator::hex(&p)
+            ckb_mmr_sdk::hex(&p)
         );
         assert_eq!(
             codes[0],
             codes[1],
             "Rust and C disagree on {}",
-            tx_generator::hex(&p)
+            ckb_mmr_sdk::hex(&p)
         );
     }
 }

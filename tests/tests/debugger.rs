@@ -1,13 +1,13 @@
 //! tx.json as ckb-debugger runs it: every input accepted, and the cycles ckb-debugger prints
 //! equal the cycles ckb-testtool measures for the same script (same ckb-script engine).
 
+use ckb_mmr_sdk::{tx, Workload};
 use tests::{honest, run, Outcome, Verifier};
-use tx_generator::{tx, Workload};
 
 #[test]
 fn debugger_agrees_with_testtool() {
     let verifiers: Vec<Verifier> = tests::available_verifiers();
-    for seed in [2u64, tx_generator::REFERENCE_SEED] {
+    for seed in [2u64, ckb_mmr_sdk::REFERENCE_SEED] {
         let w = Workload::from_seed(seed);
         let cells: Vec<tx::Cell> = verifiers
             .iter()
@@ -26,7 +26,7 @@ fn debugger_agrees_with_testtool() {
         )
         .unwrap();
         for (i, &v) in verifiers.iter().enumerate() {
-            let dbg = tx_generator::debugger::run_lock(&file, i).unwrap();
+            let dbg = ckb_mmr_sdk::debugger::run_lock(&file, i).unwrap();
             assert_eq!(dbg.result, 0, "{v:?} seed {seed}");
             let cycles = dbg.cycles;
             assert_eq!(

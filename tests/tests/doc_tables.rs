@@ -5,7 +5,7 @@
 //! table of where the cycles go (ckb-debugger's flamegraph profile of each verifier on the
 //! reference seed; README's merge-cost sentence and docs/compiled-format.md's command-loop
 //! sentence come from the same profile), the growth table and the sentences read off it;
-//! docs/hashing.md's cycles per merge (bench/merge-bench) and README's figure from it;
+//! docs/hashing.md's cycles per merge (tools/merge-bench) and README's figure from it;
 //! docs/accumulator.md's lower bound on the type script's fixed cost (its ELF's loaded bytes,
 //! the merge kernel's size, the ancestry check's hashing);
 //! docs/c-verifier.md's builds, from performance.md's journey table (the record of
@@ -22,6 +22,7 @@ mod by_reference_tx;
 #[path = "merge_bench_tx/mod.rs"]
 mod merge_bench_tx;
 
+use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_types::{
     bytes::Bytes, core::ScriptHashType, core::TransactionBuilder, packed::CellOutput,
     packed::Script, prelude::*,
@@ -30,7 +31,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use tests::owner::Chain;
 use tests::{available_verifiers, honest, payload, run, Outcome, Verifier};
-use tx_generator::{Mode, Workload, REFERENCE_SEED};
 
 fn readme() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")
@@ -131,7 +131,7 @@ fn owner_mode_cycles(v: Verifier, w: &Workload) -> u64 {
         .input(owner_input)
         .output(output(owner_lock, 200))
         .output_data(Bytes::new().pack())
-        .witness(Bytes::from(tx_generator::witness_args_with_lock(&payload(v, w))).pack());
+        .witness(Bytes::from(ckb_mmr_sdk::witness_args_with_lock(&payload(v, w))).pack());
     let tx = chain.complete(tx);
     let total = chain
         .verify(&tx)
@@ -173,7 +173,7 @@ fn measure_owner_rows() -> Vec<OwnerRow> {
             };
             // The owner as the first proved leaf (as tx-generator builds it), then as the last.
             let first = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
-            let (mut leaves, indexes) = tx_generator::seeded_leaves(REFERENCE_SEED);
+            let (mut leaves, indexes) = ckb_mmr_sdk::seeded_leaves(REFERENCE_SEED);
             leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
             let last = Workload::from_leaves(&leaves, &indexes).unwrap();
             OwnerRow {
@@ -581,9 +581,9 @@ fn decimal(x: f64) -> String {
 fn breakdown_table() -> (String, String, String, String) {
     let w = Workload::from_seed(REFERENCE_SEED);
     let verifiers = [Verifier::Compiled, Verifier::C, Verifier::Baseline];
-    let cells: Vec<tx_generator::tx::Cell> = verifiers
+    let cells: Vec<ckb_mmr_sdk::tx::Cell> = verifiers
         .iter()
-        .map(|&v| tx_generator::tx::Cell {
+        .map(|&v| ckb_mmr_sdk::tx::Cell {
             binary: v.binary().to_vec(),
             lock_args: w.lock_args(),
             payload: payload(v, &w),
@@ -592,7 +592,7 @@ fn breakdown_table() -> (String, String, String, String) {
     let dir = std::env::temp_dir().join(format!("mmr-doc-profile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let tx = dir.join("tx.json");
-    let json = tx_generator::tx::mock_transaction(&cells);
+    let json = ckb_mmr_sdk::tx::mock_transaction(&cells);
     std::fs::write(&tx, serde_json::to_string(&json).unwrap()).unwrap();
     let profiles: Vec<Profile> = verifiers
         .iter()
@@ -848,7 +848,7 @@ fn c_verifier_md_builds() {
     let perf = std::fs::read_to_string(doc("performance.md")).unwrap();
     let journey = table_rows(&block(&perf, "journey-table").0);
     let mut t = String::from(
-        "| build (`c/build.sh`, `-O3`) | stripped bytes | cycles, reference seed | journey step |\n\
+        "| build (`contracts/c-verifier/build.sh`, `-O3`) | stripped bytes | cycles, reference seed | journey step |\n\
          | --- | ---: | ---: | ---: |\n",
     );
     for (build, step) in C_BUILDS {
@@ -923,7 +923,7 @@ fn journey_article_quotes() {
     }
 }
 
-/// docs/hashing.md's cycles per merge on each hashing path of bench/merge-bench, README's
+/// docs/hashing.md's cycles per merge on each hashing path of tools/merge-bench, README's
 /// figure for the kernel, and the constant lab's accumulator rows price a merge at; the
 /// itemised counts hashing.md's text gives for the assembly kernel (1,315 memory to memory,
 /// 1,299 in registers).

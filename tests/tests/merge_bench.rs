@@ -1,4 +1,4 @@
-//! Cycles per MMR merge in CKB-VM for each hashing path of `bench/merge-bench`. Run with
+//! Cycles per MMR merge in CKB-VM for each hashing path of `tools/merge-bench`. Run with
 //! `cargo test --release -p tests --test merge_bench -- --nocapture` after `./build.sh build`
 //! to print them; docs/hashing.md's table of them is checked by tests/tests/doc_tables.rs.
 

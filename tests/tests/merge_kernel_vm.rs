@@ -1,5 +1,5 @@
 //! The assembly merge kernel (`crates/mmr-blake2b/src/merge_rv64.s`) runs only in CKB-VM, so
-//! it is checked there: `bench/merge-bench` path 6 computes 100,514 merges (all zero, all
+//! it is checked there: `tools/merge-bench` path 6 computes 100,514 merges (all zero, all
 //! 0xff, each of the 512 single set bits, then 100,000 random pairs) through the
 //! memory-to-memory entry, 25,128 merges chained in registers as the left input and 25,128
 //! as the right input, and compares each with the hash blake2b-rs computed here, carried in
@@ -16,16 +16,16 @@ fn expected(count: u32, seed: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity((count as usize + count as usize / 2) * 32);
     for i in 0..u64::from(count) {
         let block = check_inputs::pair(seed, i);
-        out.extend_from_slice(&tx_generator::ckb_hash(&[&block[..32], &block[32..]]));
+        out.extend_from_slice(&ckb_mmr_sdk::ckb_hash(&[&block[..32], &block[32..]]));
     }
     let chained = u64::from(count / 4);
     let mut hash = check_inputs::chain_right(seed, u64::MAX);
     for i in 0..2 * chained {
         let item = check_inputs::chain_right(seed, i);
         hash = if i < chained {
-            tx_generator::ckb_hash(&[&hash, &item])
+            ckb_mmr_sdk::ckb_hash(&[&hash, &item])
         } else {
-            tx_generator::ckb_hash(&[&item, &hash])
+            ckb_mmr_sdk::ckb_hash(&[&item, &hash])
         };
         out.extend_from_slice(&hash);
     }

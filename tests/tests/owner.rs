@@ -3,6 +3,7 @@
 //! secp256k1_blake160_sighash_all, signed with a real key) is what makes a copied proof
 //! useless: replayed with other outputs, the transaction fails at the owner's signature.
 
+use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
@@ -12,7 +13,6 @@ use ckb_testtool::ckb_types::{
 use mmr_lock::LockError;
 use tests::owner::{failure, Chain, Owner};
 use tests::{available_verifiers, payload, Verifier};
-use tx_generator::{Mode, Workload, REFERENCE_SEED};
 
 const OWNER_NOT_FOUND: i8 = LockError::OwnerNotFound.code();
 
@@ -24,7 +24,7 @@ fn workload(owner: [u8; 32]) -> Workload {
 }
 
 fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
-    tx_generator::witness_args_with_lock(&payload(v, w)).into()
+    ckb_mmr_sdk::witness_args_with_lock(&payload(v, w)).into()
 }
 
 fn output(lock: ckb_testtool::ckb_types::packed::Script, capacity: u64) -> CellOutput {
@@ -343,9 +343,9 @@ fn script_hashes_match_ckb_types() {
     let mut chain = Chain::new(Verifier::C);
     let w = workload([0; 32]);
     let lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
-    let ours = tx_generator::script::Script {
+    let ours = ckb_mmr_sdk::script::Script {
         code_hash: lock.code_hash().as_slice().try_into().unwrap(),
-        hash_type: tx_generator::script::HashType::Data2,
+        hash_type: ckb_mmr_sdk::script::HashType::Data2,
         args: w.lock_args_for(Mode::Owner),
     };
     assert_eq!(ours.molecule(), lock.as_slice());
@@ -353,7 +353,7 @@ fn script_hashes_match_ckb_types() {
     assert_eq!(ours.hash(), theirs);
     assert_eq!(
         ScriptHashType::Data2 as u8,
-        tx_generator::script::HashType::Data2.byte()
+        ckb_mmr_sdk::script::HashType::Data2.byte()
     );
 }
 
@@ -420,7 +420,7 @@ fn owner_mode_cycles_on_the_reference_seed() {
         assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
         let owner_cycles = owner_mode_cycles(v, &w, always_success);
         // Worst case for the scan: the owner's hash is the last proved leaf.
-        let (mut leaves, indexes) = tx_generator::seeded_leaves(REFERENCE_SEED);
+        let (mut leaves, indexes) = ckb_mmr_sdk::seeded_leaves(REFERENCE_SEED);
         leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
         let last = Workload::from_leaves(&leaves, &indexes).unwrap();
         let last_cycles = owner_mode_cycles(v, &last, always_success);
@@ -443,14 +443,14 @@ fn example() -> serde_json::Value {
 }
 
 fn unhex(v: &serde_json::Value) -> Vec<u8> {
-    tx_generator::parse_hex(v.as_str().unwrap()).unwrap()
+    ckb_mmr_sdk::parse_hex(v.as_str().unwrap()).unwrap()
 }
 
 #[test]
 fn example_transaction_accepted_by_ckb_debugger() {
     let file =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/owner-tx.json");
-    let run = tx_generator::debugger::run_lock(&file, 0).unwrap();
+    let run = ckb_mmr_sdk::debugger::run_lock(&file, 0).unwrap();
     assert_eq!(run.result, 0);
 }
 
@@ -464,7 +464,7 @@ fn example_transaction_accepted_when_signed() {
     assert_eq!(unhex(&owner_lock["args"]), owner.blake160);
     assert_eq!(
         unhex(&owner_lock["code_hash"]),
-        tx_generator::script::SECP256K1_BLAKE160_CODE_HASH
+        ckb_mmr_sdk::script::SECP256K1_BLAKE160_CODE_HASH
     );
     let args = unhex(&json["mock_info"]["inputs"][0]["output"]["lock"]["args"]);
     assert_eq!(args.len(), 41);

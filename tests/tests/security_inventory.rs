@@ -151,7 +151,7 @@ fn the_walk_covers_every_package() {
         }
     }
     let mut dirs: Vec<String> = packages.iter().map(|p| format!("{p}/src/")).collect();
-    dirs.push("fuzz/fuzz_targets/".into());
+    dirs.push("tests/fuzz/fuzz_targets/".into());
     for src in &dirs {
         assert!(
             files.iter().any(|f| f.starts_with(src.as_str())),
@@ -165,9 +165,9 @@ fn the_walk_covers_every_package() {
     );
     for must in [
         "contracts/lean-elf.rs",
-        "assurance/build.rs",
+        "tests/assurance/build.rs",
         "crates/mmr-store/src/bin",
-        "devnet/src/node.rs",
+        "tools/ckb-devnet/src/node.rs",
     ] {
         assert!(
             files.iter().any(|f| f.starts_with(must)),
@@ -176,7 +176,7 @@ fn the_walk_covers_every_package() {
     }
     for never in [
         "tests/tests/",
-        "devnet/tests/",
+        "tools/ckb-devnet/tests/",
         "target/",
         "crates/baseline-proof/tests/",
     ] {

@@ -22,6 +22,8 @@
 //!   native core must be reported as disagreeing with the release binaries.
 
 use assurance::native::{self, CellDep as NativeDep, CODE_DEP_ONLY};
+use ckb_mmr_sdk::script::TYPE_ID_CODE_HASH;
+use ckb_mmr_sdk::{by_reference_args, witness_args_with_lock, Mode, Workload};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{DepType, ScriptHashType, TransactionBuilder},
@@ -31,8 +33,6 @@ use ckb_testtool::ckb_types::{
 use ckb_testtool::context::Context;
 use mmr_lock::LockError;
 use tests::{exit_code, payload, Outcome, Verifier, MAX_CYCLES};
-use tx_generator::script::TYPE_ID_CODE_HASH;
-use tx_generator::{by_reference_args, witness_args_with_lock, Mode, Workload};
 
 const ALL: [Verifier; 3] = [Verifier::Baseline, Verifier::Compiled, Verifier::C];
 
@@ -129,7 +129,7 @@ impl Spend {
 /// these args, witness 0 and cell deps.
 type Native = fn(Verifier, &[u8], &[u8], &[NativeDep]) -> i8;
 
-/// The assurance crate's cores (`assurance/src/native.rs`).
+/// The assurance crate's cores (`tests/assurance/src/native.rs`).
 fn native_core(format: Verifier, args: &[u8], witness: &[u8], deps: &[NativeDep]) -> i8 {
     match format {
         Verifier::Baseline => native::baseline_lock_with_deps(args, Some(witness), deps),

@@ -1,8 +1,8 @@
 /*
- * Native test harness for the C verifier: runs c/mmr_lock.h (lock plumbing + compiled
- * proof) and c/merge_blake2b.h on test vectors, with ckb-c-stdlib's blake2b.h compiled
+ * Native test harness for the C verifier: runs contracts/c-verifier/mmr_lock.h (lock plumbing + compiled
+ * proof) and contracts/c-verifier/merge_blake2b.h on test vectors, with ckb-c-stdlib's blake2b.h compiled
  * natively (the contract's exact C code, other than the syscalls), and
- * emulating the loads of c/verifier.c (args, witness 0 of the group inputs, and in owner
+ * emulating the loads of contracts/c-verifier/verifier.c (args, witness 0 of the group inputs, and in owner
  * mode the lock hashes of a transaction whose only input is the lock's own cell, as
  * ckb-script runs the vectors in tests/tests/compiled.rs: owner mode then exits 80; whose
  * only cell dep is the verifier's code, no accumulator: by-reference args then exit 90).
@@ -33,7 +33,7 @@
 #include "merge_blake2b.h" /* the contract's cp_merge */
 #include "mmr_lock.h"
 
-/* ---- the lock, as c/verifier.c runs it, with the syscalls emulated ------------------- */
+/* ---- the lock, as contracts/c-verifier/verifier.c runs it, with the syscalls emulated ------------------- */
 
 /* The emulated transaction of the vectors: one input, the lock's own cell. */
 static const uint8_t g_own_hash[32] = {0x5e, 0x1f};

@@ -3,20 +3,20 @@
 # (*.vec, *.txt; recursively) under CORPUS_DIR, plus the harness's built-in self test.
 # Prints "N passed, M failed" and exits non-zero on any failure.
 #
-#   c/host/run.sh CORPUS_DIR        (default CORPUS_DIR: c/host/vectors)
-#   HOST_CC=gcc c/host/run.sh ...   choose the host compiler (default clang-19, clang, gcc)
+#   contracts/c-verifier/host/run.sh CORPUS_DIR        (default CORPUS_DIR: contracts/c-verifier/host/vectors)
+#   HOST_CC=gcc contracts/c-verifier/host/run.sh ...   choose the host compiler (default clang-19, clang, gcc)
 set -euo pipefail
 
-die() { echo "c/host/run.sh: error: $*" >&2; exit 1; }
+die() { echo "contracts/c-verifier/host/run.sh: error: $*" >&2; exit 1; }
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-CORPUS="${1:-$ROOT/c/host/vectors}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+CORPUS="${1:-$ROOT/contracts/c-verifier/host/vectors}"
 # Resolve CORPUS_DIR relative to the caller's cwd before moving to the repository root.
 [ -d "$CORPUS" ] || die "corpus directory not found: $CORPUS"
 CORPUS="$(cd "$CORPUS" && pwd)"
 cd "$ROOT"
 
-. c/find-stdlib.sh
+. contracts/c-verifier/find-stdlib.sh
 STDLIB="$(find_stdlib)"
 [ -n "$STDLIB" ] && [ -f "$STDLIB/blake2b.h" ] ||
     die "ckb-c-stdlib not found (cargo metadata found no ckb-std package; set CKB_C_STDLIB)"
@@ -33,7 +33,7 @@ mkdir -p build/tmp
 BIN=build/tmp/c-host-harness
 "$HCC" -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
     -fsanitize=address,undefined -fno-sanitize-recover=all \
-    -isystem "$STDLIB" -I c c/host/harness.c -o "$BIN"
+    -isystem "$STDLIB" -I contracts/c-verifier contracts/c-verifier/host/harness.c -o "$BIN"
 
 "$BIN" --self-test >/dev/null || die "harness self-test failed"
 

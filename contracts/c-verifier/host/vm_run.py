@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs test vectors (c/host/harness.c format) on the real RISC-V binary in ckb-debugger.
+"""Runs test vectors (contracts/c-verifier/host/harness.c format) on the real RISC-V binary in ckb-debugger.
 
 For each vector it writes a mock transaction: one input locked by the verifier
 (hash_type data2, args from the vector), the binary as a cell dep, witness 0 from the
@@ -7,7 +7,7 @@ vector (no witness for "none"), and compares ckb-debugger's `Run result` with th
 code. Prints "N passed, M failed" (plus cycles of accepted vectors with -c) and exits
 non-zero on any failure.
 
-    python3 c/host/vm_run.py [--bin build/release/c-verifier] [--limit K] [-c] FILE...
+    python3 contracts/c-verifier/host/vm_run.py [--bin build/release/c-verifier] [--limit K] [-c] FILE...
 """
 import argparse
 import hashlib

@@ -12,13 +12,13 @@ use crate::accumulator::{self, Accumulator, Host};
 use crate::chain::{progress, Chain};
 use crate::error::{Error, Result};
 use crate::mmr_cell;
+use crate::{hex, Workload};
 use ckb_types::{packed, prelude::*, H256};
 use mmr_accumulator::{build, tag, Commitment};
 use mmr_store::Store;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Instant;
-use tx_generator::{hex, Workload};
 
 /// Where a command reads the MMR from.
 pub enum Leaves {

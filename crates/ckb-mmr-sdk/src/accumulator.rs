@@ -12,11 +12,11 @@ use crate::deploy::{CodeRef, Deployment};
 use crate::error::{Error, Result};
 use crate::rpc::{IndexedCell, NodeError};
 use crate::wallet::{exact_output, script_json, Built, Draft, Pay, Wallet};
+use crate::{hex, Mode};
 use ckb_types::{bytes::Bytes, core::DepType, core::ScriptHashType, packed, prelude::*};
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::{tag, Commitment};
 use serde_json::{json, Value};
-use tx_generator::{hex, Mode};
 
 /// Where `./build.sh build` puts the type script.
 pub const DEFAULT_BINARY: &str = "build/release/accumulator-type";
@@ -101,7 +101,7 @@ impl Accumulator {
 
     /// A by-reference lock on this accumulator with the verifier `code`.
     pub fn reference_lock(&self, code: &CodeRef, mode: Mode) -> packed::Script {
-        code.lock(&tx_generator::by_reference_args(&self.type_hash(), mode))
+        code.lock(&crate::by_reference_args(&self.type_hash(), mode))
     }
 
     pub fn to_json(&self) -> Value {
@@ -465,7 +465,7 @@ pub fn lock_cells(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tx_generator::Workload;
+    use crate::Workload;
 
     fn leaves(n: u8) -> Vec<[u8; 32]> {
         (0..n).map(|i| [0x11u8.wrapping_mul(i + 1); 32]).collect()

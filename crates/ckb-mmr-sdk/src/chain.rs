@@ -3,9 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::rpc::{CallError, Rpc, POOL_DUPLICATED};
+use crate::script::SECP256K1_BLAKE160_CODE_HASH;
 use ckb_types::{core::DepType, packed, prelude::*, H256};
 use std::time::{Duration, Instant};
-use tx_generator::script::SECP256K1_BLAKE160_CODE_HASH;
 
 /// JSON-RPC's "method not found": the node has no `IntegrationTest` module.
 const METHOD_NOT_FOUND: i64 = -32601;

@@ -7,15 +7,15 @@
 //! and ckb-debugger 1.1.1 cannot run (it panics). Such a group counts that fixed charge; the
 //! scenario's node = total check then confirms the figure on every type id deployment.
 
+use crate::debugger::{run_group, DebuggerRun};
 use crate::error::{Error, Result};
 use crate::rpc::Rpc;
+use crate::script::TYPE_ID_CODE_HASH;
 use ckb_jsonrpc_types as json;
 use ckb_types::{core::DepType, packed, prelude::*, H256};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
-use tx_generator::debugger::{run_group, DebuggerRun};
-use tx_generator::script::TYPE_ID_CODE_HASH;
 
 /// What the node charges for a built-in type id group (ckb-script's `TYPE_ID_CYCLES`).
 pub const BUILTIN_TYPE_ID_CYCLES: u64 = 1_000_000;
@@ -37,7 +37,7 @@ impl Resolver<'_> {
                 .ok_or_else(|| {
                     Error::NotFound(format!(
                         "transaction {} (a cell's origin)",
-                        tx_generator::hex(&hash)
+                        crate::hex(&hash)
                     ))
                 })?;
             self.txs.insert(hash, tx);
@@ -50,7 +50,7 @@ impl Resolver<'_> {
             (Some(o), Some(d)) => Ok((o, d.raw_data().to_vec())),
             _ => Err(Error::NotFound(format!(
                 "output {index} of {}",
-                tx_generator::hex(&hash)
+                crate::hex(&hash)
             ))),
         }
     }
@@ -60,7 +60,7 @@ fn mock_cell(key: &str, value: Value, output: packed::CellOutput, data: &[u8]) -
     json!({
         key: value,
         "output": json::CellOutput::from(output),
-        "data": tx_generator::hex(data),
+        "data": crate::hex(data),
         "header": null,
     })
 }

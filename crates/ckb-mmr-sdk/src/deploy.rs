@@ -75,18 +75,18 @@ impl Deployment {
 
     pub fn to_json(&self) -> Value {
         let type_hash = match &self.code {
-            CodeRef::TypeId { .. } => Value::String(tx_generator::hex(&self.code.code_hash())),
+            CodeRef::TypeId { .. } => Value::String(crate::hex(&self.code.code_hash())),
             CodeRef::Data2 { .. } => Value::Null,
         };
         let type_id_args = match &self.code {
-            CodeRef::TypeId { args } => Value::String(tx_generator::hex(args)),
+            CodeRef::TypeId { args } => Value::String(crate::hex(args)),
             CodeRef::Data2 { .. } => Value::Null,
         };
         json!({
-            "tx_hash": tx_generator::hex(self.out_point.tx_hash().as_slice()),
+            "tx_hash": crate::hex(self.out_point.tx_hash().as_slice()),
             "index": u32::from_le_bytes(self.out_point.index().as_slice().try_into().unwrap_or([0; 4])),
-            "data_hash": tx_generator::hex(&self.data_hash),
-            "code_hash": tx_generator::hex(&self.code.code_hash()),
+            "data_hash": crate::hex(&self.data_hash),
+            "code_hash": crate::hex(&self.code.code_hash()),
             "hash_type": self.code.kind(),
             "type_hash": type_hash,
             "type_id_args": type_id_args,
@@ -204,7 +204,7 @@ pub fn find_type_id(wallet: &Wallet, args: [u8; 32]) -> Result<Deployment> {
         return Err(Error::NotFound(format!(
             "{} live cells with type id {}: expected one",
             cells.len(),
-            tx_generator::hex(&args)
+            crate::hex(&args)
         )));
     };
     Ok(Deployment {
@@ -277,7 +277,7 @@ pub fn upgrade(wallet: &Wallet, args: [u8; 32], binary: &[u8]) -> Result<Deploym
     let built = wallet.complete(draft, Pay::Wallet { min_inputs: 0 })?;
     progress(&format!(
         "upgrading type id {} to {} bytes",
-        tx_generator::hex(&args),
+        crate::hex(&args),
         binary.len()
     ));
     let hash = wallet.chain.send_and_commit(&built.tx)?;

@@ -215,7 +215,7 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), codes.len(), "{codes:?}");
         let doc = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/deploy.md"),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/deploy.md"),
         )
         .unwrap();
         let table = &doc[doc.find("### Exit codes of ckb-devnet").unwrap()..];

@@ -3,10 +3,10 @@
 //! lock args only, and errors about a key file never quote the file.
 
 use crate::error::{Error, Result};
+use crate::script::SECP256K1_BLAKE160_CODE_HASH;
 use ckb_crypto::secp::Privkey;
 use ckb_types::{bytes::Bytes, core::ScriptHashType, packed, prelude::*, H256};
 use std::fmt;
-use tx_generator::script::SECP256K1_BLAKE160_CODE_HASH;
 
 /// Genesis key of the dev chain spec bundled with the node (`specs/dev.toml`), issued 20
 /// billion CKB: the deployer and payer of the devnet scenario. Public: never fund it anywhere
@@ -23,11 +23,7 @@ pub struct Key {
 
 impl fmt::Debug for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Key {{ blake160: {} }}",
-            tx_generator::hex(&self.blake160)
-        )
+        write!(f, "Key {{ blake160: {} }}", crate::hex(&self.blake160))
     }
 }
 
@@ -42,7 +38,7 @@ impl Key {
                 digits.len()
             ));
         }
-        let bytes = tx_generator::parse_hex(digits)?;
+        let bytes = crate::parse_hex(digits)?;
         let secret = Privkey::from_slice(&bytes);
         let pubkey = secret
             .pubkey()
@@ -138,12 +134,12 @@ mod tests {
         // specs/dev.toml names these lock args for the two genesis keys.
         let k = Key::from_hex(DEV_KEY).unwrap();
         assert_eq!(
-            tx_generator::hex(&k.blake160),
+            crate::hex(&k.blake160),
             "0xc8328aabcd9b9e8e64fbc566c4385c3bdeb219d7"
         );
         let k2 = Key::from_hex(&format!("0x{DEV_KEY_2}\n")).unwrap();
         assert_eq!(
-            tx_generator::hex(&k2.blake160),
+            crate::hex(&k2.blake160),
             "0x470dcdc5e44064909650113a274b3b36aecb6dc7"
         );
     }

@@ -7,9 +7,9 @@ use crate::deploy::{CodeRef, Deployment};
 use crate::error::{Error, Result};
 use crate::rpc::IndexedCell;
 use crate::wallet::{exact_output, script_json, Built, Draft, Pay, Wallet, SHANNONS_PER_CKB};
+use crate::{Format, Mode, Workload};
 use ckb_types::{bytes::Bytes, packed, prelude::*};
 use serde_json::json;
-use tx_generator::{Format, Mode, Workload};
 
 /// Capacity of a new MMR cell when none is given: its occupied 81-82 CKB rounded up to 100,
 /// so that spending it pays the fee and still leaves a valid 61-CKB output.
@@ -21,7 +21,7 @@ pub fn read_leaves(path: &str) -> Result<Vec<[u8; 32]>> {
         path: path.to_string(),
         reason: e.to_string(),
     })?;
-    let leaves = tx_generator::parse_leaves(&text).map_err(|reason| Error::Leaves {
+    let leaves = crate::parse_leaves(&text).map_err(|reason| Error::Leaves {
         path: path.to_string(),
         reason,
     })?;
@@ -121,7 +121,7 @@ impl Spend {
         Ok(Spend {
             cell,
             code,
-            witness: Bytes::from(tx_generator::witness_args_with_lock(&payload)),
+            witness: Bytes::from(crate::witness_args_with_lock(&payload)),
             mode,
             deps: Vec::new(),
         })
@@ -163,6 +163,6 @@ pub fn check_owner(wallet: &Wallet, w: &Workload) -> Result<()> {
     Err(Error::Index(format!(
         "owner mode: the key's lock hash {} is not among the proved leaves; put it in the \
          leaves file and prove its index, or the lock exits with 80 (OwnerNotFound)",
-        tx_generator::hex(&hash)
+        crate::hex(&hash)
     )))
 }

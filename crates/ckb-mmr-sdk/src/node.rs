@@ -245,7 +245,7 @@ pub fn init(dir: &Path) -> Result<u16> {
         .args(["--chain", "dev", "--force"])
         .args(["--rpc-port", &rpc_port.to_string()])
         .args(["--p2p-port", &p2p_port.to_string()])
-        .args(["--ba-arg", &tx_generator::hex(&MINER_ARGS)])
+        .args(["--ba-arg", &crate::hex(&MINER_ARGS)])
         .args(["--genesis-message", GENESIS_MESSAGE])
         .output()
         .map_err(|e| Error::Node(format!("running {} init: {e}", ckb.display())))?;

@@ -1,12 +1,8 @@
 //! The workload behind every measurement: a seeded random MMR, a sorted sample of its leaves,
 //! the proof for them, and the payload each verifier reads. Also usable as a library to build
 //! proofs for your own leaves ([`Workload::from_leaves`], [`parse_leaves`]), in plain or owner
-//! mode ([`Workload::lock_args_for`]), with owners named by their lock [`script::Script`]
+//! mode ([`Workload::lock_args_for`]), with owners named by their lock [`crate::script::Script`]
 //! (docs/deploy.md).
-
-pub mod debugger;
-pub mod script;
-pub mod tx;
 
 use ckb_merkle_mountain_range::{util::MemStore, Merge, MMR};
 use rand::{rngs::StdRng, seq::SliceRandom, Rng, RngCore, SeedableRng};

@@ -354,7 +354,7 @@ fn mutated_streams_match_model() {
     }
 }
 
-/// Writes the mutated-stream corpus as vectors for the C harness (`c/host/harness.c`
+/// Writes the mutated-stream corpus as vectors for the C harness (`contracts/c-verifier/host/harness.c`
 /// format: `P payload root mmr_size code`), with the Rust verdicts as the expected codes:
 /// `CP_VECTORS_OUT=/tmp/rust.vec cargo test -p compiled-proof --features std --release
 /// --test model -- --ignored dump_vectors`.

@@ -682,7 +682,7 @@ pub fn merge_const_builder(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]
 }
 
 /// The inputs of the kernel's differential test in CKB-VM (`tests/tests/merge_kernel_vm.rs`,
-/// `bench/merge-bench`), generated the same way in the VM and on the host, so the witness
+/// `tools/merge-bench`), generated the same way in the VM and on the host, so the witness
 /// only needs to carry the expected hashes.
 pub mod check_inputs {
     /// Number of edge cases before the random ones: all zero, all 0xff, and each of the 512

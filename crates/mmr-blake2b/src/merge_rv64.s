@@ -2,7 +2,7 @@
 # as one straight-line riscv64 (rv64i + zbb) function for CKB-VM.
 #
 # One source for both languages: the Rust crate includes this file with `global_asm!` and
-# the C verifier assembles it (c/build.sh). The reference it must equal is the Rust kernel
+# the C verifier assembles it (contracts/c-verifier/build.sh). The reference it must equal is the Rust kernel
 # `merge_into` in lib.rs (and blake2b-rs / ckb-c-stdlib); tests/tests/merge_kernel_vm.rs
 # checks it in CKB-VM against blake2b-rs, and a host test checks the table below against the
 # Rust constants.

@@ -13,7 +13,7 @@
 //! - the end of the inputs without a match is [`LockError::OwnerNotFound`] (80); a failing
 //!   loader (any syscall error but the end) is its error, `Syscall` (7) in the contracts.
 //!
-//! Comparisons are of whole 32-byte values; the loop is the same in `c/mmr_lock.h`.
+//! Comparisons are of whole 32-byte values; the loop is the same in `contracts/c-verifier/mmr_lock.h`.
 
 use crate::LockError;
 

@@ -13,7 +13,7 @@
 //! Then the matching dep's data goes through [`crate::parse_accumulator`]. The lock trusts
 //! whatever the type script lets into such a cell: the type hash is the whole identity, so a
 //! cell with the same data under any other type script (other args, other code) is ignored.
-//! The loop is the same in `c/lock_common.h`.
+//! The loop is the same in `contracts/c-verifier/lock_common.h`.
 
 use crate::LockError;
 

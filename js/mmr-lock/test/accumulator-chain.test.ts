@@ -47,7 +47,7 @@ const leaves = (tag: string, n: number, from = 0): Hex[] =>
 
 /** `ckb-devnet ARGS --json`'s last line, parsed. */
 function devnet(args: string[]): Record<string, unknown> {
-  const out = execFileSync(cargoBinary("devnet", "ckb-devnet"), [...args, "--json"], {
+  const out = execFileSync(cargoBinary("ckb-devnet"), [...args, "--json"], {
     cwd: REPO,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],

@@ -39,7 +39,7 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
 
 /** Starts a fresh dev chain in a temporary directory; `stop()` stops it and removes it. */
 export async function startDevChain(timeoutMs = 180_000): Promise<DevChain> {
-  const bin = cargoBinary("devnet", "ckb-devnet");
+  const bin = cargoBinary("ckb-devnet");
   const dir = mkdtempSync(path.join(tmpdir(), "mmr-lock-devnet-"));
   const child = spawn(bin, ["node", "--dir", dir], { stdio: ["pipe", "pipe", "inherit"] });
   let nodePid = 0;
@@ -103,7 +103,7 @@ export function deploy(chain: DevChain, name: string, format: Format, typeId = f
   const binary = path.join(REPO, "build", "release", name);
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run ./build.sh build first`);
   const out = execFileSync(
-    cargoBinary("devnet", "ckb-devnet"),
+    cargoBinary("ckb-devnet"),
     ["deploy", binary, "--rpc", chain.rpcUrl, "--key", chain.devKeyFile, "--json", ...(typeId ? ["--type-id"] : [])],
     { cwd: REPO, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );

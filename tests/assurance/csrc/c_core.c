@@ -1,9 +1,9 @@
 /*
- * The C verifier's core (c/lock_common.h + c/compiled_proof.h, the contract's own code)
+ * The C verifier's core (contracts/c-verifier/lock_common.h + contracts/c-verifier/compiled_proof.h, the contract's own code)
  * compiled natively for the assurance suite and called from Rust over FFI. Only the
  * hash differs from the contract: cp_merge calls back into the reference blake2b-rs
  * (assurance_merge), so this exercises the format logic, not ckb-c-stdlib's blake2b.h
- * (which c/host/run.sh checks under ASan/UBSan).
+ * (which contracts/c-verifier/host/run.sh checks under ASan/UBSan).
  */
 #include <stdint.h>
 
@@ -63,9 +63,9 @@ static int dep_data(void *ctx, uint64_t index, uint8_t *buf, uint64_t *len) {
   return MMR_OK;
 }
 
-/* c/verifier.c's plain and by-reference modes after its two loads, in its order: args (1, 2,
+/* contracts/c-verifier/verifier.c's plain and by-reference modes after its two loads, in its order: args (1, 2,
  * 8; by reference 90, 91, 92, 8 from the given cell deps), witness 0 missing (3), longer than
- * the buffer (4), then WitnessArgs (5, 6) and the compiled proof (c/mmr_lock.h's
+ * the buffer (4), then WitnessArgs (5, 6) and the compiled proof (contracts/c-verifier/mmr_lock.h's
  * mmr_lock_verify_witness without the owner step, which needs the transaction's inputs and
  * has its own tests). args must be writable for room >= 41 bytes when shorter than 40, as the
  * contract's script buffer is: by reference the accumulator's data is loaded over them. */

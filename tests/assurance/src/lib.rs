@@ -5,7 +5,7 @@
 //!   hash, through the reference `blake2b-rs`, [`hash`]).
 //! - [`mmr`]: honest MMRs built the slow way, node by node, as the ground truth.
 //! - [`native`]: adapters that run the verifier cores natively: `baseline_proof::verify`,
-//!   `compiled_proof::verify` and the C core (`c/mmr_lock.h`, compiled by `build.rs` and
+//!   `compiled_proof::verify` and the C core (`contracts/c-verifier/mmr_lock.h`, compiled by `build.rs` and
 //!   called over FFI), each also wrapped in the lock flow of its contract.
 //! - [`exhaustive`]: the exhaustive forgery search over small MMRs.
 //! - [`diff`]: scenarios, mutations and the differential check shared by the fuzz target,

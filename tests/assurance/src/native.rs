@@ -226,7 +226,7 @@ pub fn compiled_lock_with_deps(args: &[u8], witness: Option<&[u8]>, deps: &[Cell
     })
 }
 
-/// The C contract (`c/verifier.c`).
+/// The C contract (`contracts/c-verifier/verifier.c`).
 pub fn c_lock(args: &[u8], witness: Option<&[u8]>) -> i8 {
     c_lock_with_deps(args, witness, CODE_DEP_ONLY)
 }

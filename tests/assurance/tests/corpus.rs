@@ -1,4 +1,4 @@
-//! Replays the committed fuzz corpus (fuzz/corpus/differential) through the differential
+//! Replays the committed fuzz corpus (tests/fuzz/corpus/differential) through the differential
 //! check without libFuzzer, so the default test suite covers it on any toolchain.
 
 #[test]

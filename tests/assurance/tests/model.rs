@@ -82,7 +82,7 @@ fn honest_proofs_match_upstream_and_are_accepted() {
                 .collect()
         };
         for indexes in subsets {
-            let w = tx_generator::Workload::from_leaves(&mmr.leaves, &indexes).unwrap();
+            let w = ckb_mmr_sdk::Workload::from_leaves(&mmr.leaves, &indexes).unwrap();
             assert_eq!(w.root, mmr.root);
             assert_eq!(w.mmr_size, mmr.mmr_size());
             let baseline = model::honest_baseline(&mmr, &indexes);

@@ -605,7 +605,7 @@ fn line_of(text: &str, at: usize) -> usize {
 pub fn declaration_mutants(src: &[String; 3]) -> Vec<TextMutant> {
     let names = [
         "crates/mmr-blake2b/src/asm.rs",
-        "c/merge_asm.h",
+        "contracts/c-verifier/merge_asm.h",
         "crates/mmr-blake2b/src/merge_rv64.s",
     ];
     let mut out = Vec::new();

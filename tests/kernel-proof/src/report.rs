@@ -11,7 +11,7 @@ use std::process::Command;
 
 pub const KERNEL_SOURCE: &str = "crates/mmr-blake2b/src/merge_rv64.s";
 pub const RUST_WRAPPER: &str = "crates/mmr-blake2b/src/asm.rs";
-pub const C_WRAPPER: &str = "c/merge_asm.h";
+pub const C_WRAPPER: &str = "contracts/c-verifier/merge_asm.h";
 
 /// The workspace root this crate was built in (for the default paths).
 pub fn default_root() -> PathBuf {

@@ -1,6 +1,6 @@
 //! What the callers declare about the kernel, read from their source: every inline-assembly
 //! statement that calls an entry, in `crates/mmr-blake2b/src/asm.rs` (Rust `asm!` through the
-//! `kernel_call!` macro) and `c/merge_asm.h` (GNU C `__asm__ volatile`), with its template,
+//! `kernel_call!` macro) and `contracts/c-verifier/merge_asm.h` (GNU C `__asm__ volatile`), with its template,
 //! operands, clobbers and options; and the calling-convention comment at the top of
 //! `merge_rv64.s`.
 //!

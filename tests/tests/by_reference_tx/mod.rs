@@ -3,6 +3,8 @@
 //! locked by a release verifier with by-reference args, the accumulator (and any other cell)
 //! as a cell dep, in ckb-script (ckb-testtool).
 
+use ckb_mmr_sdk::script::TYPE_ID_CODE_HASH;
+use ckb_mmr_sdk::{by_reference_args, Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
@@ -11,8 +13,6 @@ use ckb_testtool::ckb_types::{
 };
 use ckb_testtool::context::Context;
 use tests::{payload, Verifier, MAX_CYCLES};
-use tx_generator::script::TYPE_ID_CODE_HASH;
-use tx_generator::{by_reference_args, Mode, Workload, REFERENCE_SEED};
 
 pub fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
     Script::new_builder()
@@ -32,7 +32,7 @@ pub fn hash_of(script: &Script) -> [u8; 32] {
 }
 
 pub fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
-    tx_generator::witness_args_with_lock(&payload(v, w)).into()
+    ckb_mmr_sdk::witness_args_with_lock(&payload(v, w)).into()
 }
 
 /// A cell dep posing as the accumulator (or not): its type script and data.

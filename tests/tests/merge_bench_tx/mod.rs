@@ -1,4 +1,4 @@
-//! One run of `bench/merge-bench` in ckb-script (ckb-testtool), shared by the merge-bench
+//! One run of `tools/merge-bench` in ckb-script (ckb-testtool), shared by the merge-bench
 //! tests: the binary as the lock of one input, `args` as its script args, `witness` (if any)
 //! as witness 0. `Ok(cycles)` or the script's exit code.
 

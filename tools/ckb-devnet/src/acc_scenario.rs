@@ -7,17 +7,17 @@
 //! [`CheckedTx`] for the two that are none (the cells locked by reference, the counterfeit
 //! accumulator's plain cell).
 
-use crate::accumulator::{self, Accumulator, Update};
-use crate::chain::progress;
-use crate::deploy::Deployment;
-use crate::error::{Error, Result};
-use crate::mmr_cell::{self, Spend};
-use crate::rpc::IndexedCell;
 use crate::scenario::{Ctx, RefusalRow};
-use crate::wallet::{exact_output, Built, Draft, Pay, Wallet};
+use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
+use ckb_mmr_sdk::chain::progress;
+use ckb_mmr_sdk::deploy::Deployment;
+use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::mmr_cell::{self, Spend};
+use ckb_mmr_sdk::rpc::IndexedCell;
+use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, Wallet};
+use ckb_mmr_sdk::{Format, Mode, Workload, REFERENCE_SEED};
 use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
 use mmr_accumulator::tag;
-use tx_generator::{Format, Mode, Workload, REFERENCE_SEED};
 
 /// Leaves of the created accumulator: 7 (three peaks), so that one appended leaf carries
 /// through all three.
@@ -242,7 +242,7 @@ impl Acc<'_, '_> {
             .spent_after
             .as_ref()
             .ok()
-            .and_then(|h| crate::parse_hash("tx hash", h).ok())
+            .and_then(|h| ckb_mmr_sdk::parse_hash("tx hash", h).ok())
             .map(H256);
         self.refusals.push(r);
         Ok(hash)
@@ -314,7 +314,7 @@ pub(crate) fn run(
     verifiers: &[(&'static str, &Deployment, Format)],
     code: Deployment,
 ) -> Result<AccPart> {
-    let (mut leaves, indexes) = tx_generator::seeded_leaves(REFERENCE_SEED);
+    let (mut leaves, indexes) = ckb_mmr_sdk::seeded_leaves(REFERENCE_SEED);
     // The owner variant: the first proved leaf is owner.key's lock hash (ctx.owned's MMR).
     let first = *indexes.iter().min().expect("proved leaves");
     leaves[first as usize] = ctx.owner.key.lock_hash();

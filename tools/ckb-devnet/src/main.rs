@@ -1,20 +1,20 @@
 //! ckb-devnet: the MMR lock on a real CKB node. See USAGE, and docs/deploy.md.
 
+use ckb_mmr_sdk::acc_store::{self, Leaves};
+use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
+use ckb_mmr_sdk::chain::{progress, Chain};
+use ckb_mmr_sdk::deploy::{self, CodeRef};
+use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::key::Key;
+use ckb_mmr_sdk::mmr_cell::{self, Spend};
+use ckb_mmr_sdk::node::{self, Node, Tie};
+use ckb_mmr_sdk::rpc::{CallError, POOL_DUPLICATED};
+use ckb_mmr_sdk::wallet::{Wallet, DEFAULT_FEE_RATE, SHANNONS_PER_CKB};
+use ckb_mmr_sdk::{hex, Format, Mode};
+use ckb_mmr_sdk::{out_point_text, parse_hash, parse_out_point};
 use ckb_types::{packed, prelude::*, H256};
-use devnet::acc_store::{self, Leaves};
-use devnet::accumulator::{self, Accumulator, Update};
-use devnet::chain::{progress, Chain};
-use devnet::deploy::{self, CodeRef};
-use devnet::error::{Error, Result};
-use devnet::key::Key;
-use devnet::mmr_cell::{self, Spend};
-use devnet::node::{self, Node, Tie};
-use devnet::rpc::{CallError, POOL_DUPLICATED};
-use devnet::wallet::{Wallet, DEFAULT_FEE_RATE, SHANNONS_PER_CKB};
-use devnet::{out_point_text, parse_hash, parse_out_point};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use tx_generator::{hex, Format, Mode};
 
 const USAGE: &str = "\
 usage: ckb-devnet <command> [options]
@@ -349,7 +349,7 @@ fn cmd_spend(raw: &[String]) -> Result<()> {
         return spend_by_reference(&a);
     }
     let leaves = mmr_cell::read_leaves(a.required("--leaves")?)?;
-    let indexes = tx_generator::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
+    let indexes = ckb_mmr_sdk::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
     let w = mmr_cell::prove(&leaves, &indexes)?;
     let (code, binary) = code_ref(&a)?;
     let format = format_of(&a)?;
@@ -391,7 +391,7 @@ fn pick_cell(
     lock: &packed::Script,
     at: Option<packed::OutPoint>,
     args: &[u8],
-) -> Result<devnet::rpc::IndexedCell> {
+) -> Result<ckb_mmr_sdk::rpc::IndexedCell> {
     let cells = mmr_cell::find_locked(wallet, lock)?;
     match at {
         Some(op) => cells
@@ -444,7 +444,7 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
         raw,
         &["--rpc", "--tx", "--mock-out", "--json", "--allow-mainnet"],
     )?;
-    let rpc = devnet::rpc::Rpc::new(a.required("--rpc")?)?;
+    let rpc = ckb_mmr_sdk::rpc::Rpc::new(a.required("--rpc")?)?;
     let (tx, node_cycles) = match (&a.positional[..], a.value("--tx")) {
         ([hash], None) => {
             let h: H256 = H256(parse_hash("TXHASH", hash)?);
@@ -481,14 +481,14 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
     if let Some(parent) = out.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
-    let (_, runs) = devnet::debug::debug(&rpc, &tx, &out)?;
+    let (_, runs) = ckb_mmr_sdk::debug::debug(&rpc, &tx, &out)?;
     let groups: Vec<Value> = runs
         .iter()
         .map(|r| {
             let (result, cycles) = match &r.run {
                 Ok(_) if r.group.builtin => (
                     json!("built-in type id"),
-                    json!(devnet::debug::BUILTIN_TYPE_ID_CYCLES),
+                    json!(ckb_mmr_sdk::debug::BUILTIN_TYPE_ID_CYCLES),
                 ),
                 Ok(run) => (json!(run.result), json!(run.cycles)),
                 Err(e) => (json!(e), Value::Null),
@@ -498,7 +498,7 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
                     "builtin": r.group.builtin })
         })
         .collect();
-    let total = devnet::debug::total_cycles(&runs);
+    let total = ckb_mmr_sdk::debug::total_cycles(&runs);
     if a.flag("--json") {
         println!(
             "{}",
@@ -525,7 +525,7 @@ fn cmd_debug(raw: &[String]) -> Result<()> {
         match &total {
             Ok(t) if runs.iter().any(|r| r.group.builtin) => println!(
                 "ckb-debugger total: {t} cycles (a built-in type id group counted at the node's fixed {} cycles)",
-                devnet::debug::BUILTIN_TYPE_ID_CYCLES
+                ckb_mmr_sdk::debug::BUILTIN_TYPE_ID_CYCLES
             ),
             Ok(t) => println!("ckb-debugger total: {t} cycles"),
             Err(e) => println!("ckb-debugger total: - ({e})"),
@@ -904,7 +904,7 @@ const DEAD_DEP_RETRIES: usize = 3;
 
 fn spend_by_reference(a: &Args) -> Result<()> {
     let mut source = Leaves::from_args(a.value("--store"), a.value("--leaves"))?;
-    let indexes = tx_generator::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
+    let indexes = ckb_mmr_sdk::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
     let type_id = parse_hash("--acc", a.required("--acc")?)?;
     let (code, binary) = code_ref(a)?;
     let format = format_of(a)?;
@@ -1009,7 +1009,7 @@ fn cmd_node(raw: &[String], tie: Tie) -> Result<()> {
         );
         println!(
             "dev_key: 0x{} (public; 20 billion CKB on this dev chain only)",
-            devnet::key::DEV_KEY
+            ckb_mmr_sdk::key::DEV_KEY
         );
         println!(
             "owner_key_file: {} (the dev spec's second genesis key, public too)",
@@ -1047,7 +1047,7 @@ fn cmd_sync_bench(raw: &[String]) -> Result<()> {
             .ok_or_else(|| Error::Usage(format!("--leaves {v:?}: a whole number, 2 to 1e9")))?,
         None => 100_000,
     };
-    let out = devnet::sync_bench::run(&dir, &release, leaves)?;
+    let out = ckb_devnet::sync_bench::run(&dir, &release, leaves)?;
     let text = serde_json::to_string_pretty(&out).expect("json");
     if let Some(path) = a.value("--json") {
         std::fs::write(path, format!("{text}\n")).map_err(|e| Error::File {
@@ -1067,7 +1067,7 @@ fn cmd_scenario(raw: &[String]) -> Result<()> {
         .value("--report")
         .map(PathBuf::from)
         .unwrap_or_else(|| dir.join("report.json"));
-    let report = devnet::scenario::run(&dir, &release)?;
+    let report = ckb_devnet::scenario::run(&dir, &release)?;
     std::fs::write(
         &report_path,
         serde_json::to_string_pretty(&report.to_json()).expect("json"),
@@ -1084,9 +1084,9 @@ fn cmd_scenario(raw: &[String]) -> Result<()> {
             path: doc.into(),
             reason: e.to_string(),
         })?;
-        let text = devnet::scenario::replace_between(&text, "devnet-table", &report.markdown())
+        let text = ckb_devnet::scenario::replace_between(&text, "devnet-table", &report.markdown())
             .and_then(|t| {
-                devnet::scenario::replace_between(
+                ckb_devnet::scenario::replace_between(
                     &t,
                     "devnet-accumulator-table",
                     &report.accumulator_markdown(),

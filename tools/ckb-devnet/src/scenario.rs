@@ -5,20 +5,20 @@
 //! [`Report::check`] fails on any row that did not come out as expected.
 
 use crate::acc_scenario::{self, AccRow, CheckedTx};
-use crate::chain::{progress, Chain};
-use crate::debug;
-use crate::deploy::{self, CodeRef, Deployment};
-use crate::error::{Error, Result};
-use crate::key::{Key, DEV_KEY, DEV_KEY_2};
-use crate::mmr_cell::{self, Spend, DEFAULT_CELL_CAPACITY};
-use crate::node::{self, Node, Tie};
-use crate::rpc::{CallError, IndexedCell};
-use crate::wallet::{Built, Pay, Wallet, DEFAULT_FEE_RATE};
+use ckb_mmr_sdk::chain::{progress, Chain};
+use ckb_mmr_sdk::debug;
+use ckb_mmr_sdk::deploy::{self, CodeRef, Deployment};
+use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::key::{Key, DEV_KEY, DEV_KEY_2};
+use ckb_mmr_sdk::mmr_cell::{self, Spend, DEFAULT_CELL_CAPACITY};
+use ckb_mmr_sdk::node::{self, Node, Tie};
+use ckb_mmr_sdk::rpc::{CallError, IndexedCell};
+use ckb_mmr_sdk::wallet::{Built, Pay, Wallet, DEFAULT_FEE_RATE};
+use ckb_mmr_sdk::{Format, Mode, Workload, REFERENCE_SEED};
 use ckb_types::{bytes::Bytes, core::ScriptHashType, packed, prelude::*};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Instant;
-use tx_generator::{Format, Mode, Workload, REFERENCE_SEED};
 
 /// secp256k1_blake160_sighash_all's exit code when the signature's public key hash is not the
 /// lock's args: what a replayed owner signature gets.
@@ -545,11 +545,11 @@ fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> 
         Mode::Owner,
     )?;
     let no_owner = ctx.payer.complete(
-        crate::wallet::Draft {
+        ckb_mmr_sdk::wallet::Draft {
             cell_deps: vec![compiled.cell_dep()],
             inputs: vec![(cell.out_point.clone(), cell.output.clone())],
             outputs: vec![(
-                crate::wallet::exact_output(ctx.payer.key.lock(), None, 0)
+                ckb_mmr_sdk::wallet::exact_output(ctx.payer.key.lock(), None, 0)
                     .as_builder()
                     .capacity(cell.capacity())
                     .build(),
@@ -603,7 +603,12 @@ fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> 
         .hash_type(ScriptHashType::Data)
         .args(Bytes::from(ctx.plain.lock_args()).pack())
         .build();
-    let cell = mmr_cell::lock_cell(&ctx.payer, data_lock, 81 * crate::wallet::SHANNONS_PER_CKB)?.0;
+    let cell = mmr_cell::lock_cell(
+        &ctx.payer,
+        data_lock,
+        81 * ckb_mmr_sdk::wallet::SHANNONS_PER_CKB,
+    )?
+    .0;
     let tx = honest_plain(&cell)?.tx;
     report.refusals.push(ctx.refusal(
         "hash_type_data",
@@ -617,7 +622,12 @@ fn refusals(ctx: &Ctx, data2: &[Deployment], report: &mut Report) -> Result<()> 
 
     // 39-byte args: rejected with ArgsLength before anything else, forever.
     let short = compiled.code.lock(&ctx.plain.lock_args()[..39]);
-    let cell = mmr_cell::lock_cell(&ctx.payer, short, 80 * crate::wallet::SHANNONS_PER_CKB)?.0;
+    let cell = mmr_cell::lock_cell(
+        &ctx.payer,
+        short,
+        80 * ckb_mmr_sdk::wallet::SHANNONS_PER_CKB,
+    )?
+    .0;
     let tx = honest_plain(&cell)?.tx;
     report.refusals.push(ctx.refusal(
         "args_39_bytes",
@@ -694,7 +704,7 @@ fn deploy_row(verifier: &'static str, d: &Deployment, binary_bytes: usize) -> De
     DeployRow {
         verifier,
         deployment: d.code.kind(),
-        out_point: crate::out_point_text(&d.out_point),
+        out_point: ckb_mmr_sdk::out_point_text(&d.out_point),
         binary_bytes,
         capacity_shannons: d.capacity(),
         fee_shannons: d.fee,

@@ -3,14 +3,14 @@
 //! accumulator grown from a store in appends as large as the type script's witness allows,
 //! then a new store is synced from the chain and timed. A measurement, not a test.
 
-use crate::acc_store::{self, Leaves};
-use crate::accumulator;
-use crate::chain::{progress, Chain};
-use crate::deploy;
-use crate::error::{Error, Result};
-use crate::key::{Key, DEV_KEY};
-use crate::node::{self, Node, Tie};
-use crate::wallet::{Wallet, DEFAULT_FEE_RATE};
+use ckb_mmr_sdk::acc_store::{self, Leaves};
+use ckb_mmr_sdk::accumulator;
+use ckb_mmr_sdk::chain::{progress, Chain};
+use ckb_mmr_sdk::deploy;
+use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::key::{Key, DEV_KEY};
+use ckb_mmr_sdk::node::{self, Node, Tie};
+use ckb_mmr_sdk::wallet::{Wallet, DEFAULT_FEE_RATE};
 use mmr_store::Store;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -95,9 +95,9 @@ fn run_on(rpc_url: &str, dir: &Path, binary: &[u8], total: u64) -> Result<Value>
     {
         return Err(Error::StoreDisagrees(format!(
             "the synced store ends at {} (mmr_size {}), the accumulator at {}",
-            tx_generator::hex(&report.state.root),
+            ckb_mmr_sdk::hex(&report.state.root),
             report.state.mmr_size,
-            tx_generator::hex(&acc.commitment.root)
+            ckb_mmr_sdk::hex(&acc.commitment.root)
         )));
     }
     let mut out = report.to_json(&acc.type_id);

@@ -6,15 +6,15 @@
 
 mod common;
 
+use ckb_mmr_sdk::accumulator;
+use ckb_mmr_sdk::hex;
 use ckb_types::{bytes::Bytes, packed, prelude::*};
 use common::{json_of, run, signal};
-use devnet::accumulator;
 use mmr_store::Store;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use tx_generator::hex;
 
 fn leaf(i: u64, salt: u8) -> [u8; 32] {
     let mut l = [salt; 32];
@@ -135,14 +135,14 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     assert_eq!(created["created"], true, "{created}");
     assert_eq!(created["leaf_count"], 5);
     let tid = created["type_id"].as_str().unwrap().to_string();
-    let tid_bytes = devnet::parse_hash("type id", &tid).unwrap();
+    let tid_bytes = ckb_mmr_sdk::parse_hash("type id", &tid).unwrap();
     assert_eq!(
         Store::open_read_only(&app).unwrap().accumulator(),
         Some(tid_bytes),
         "the store records its accumulator"
     );
     assert_eq!(
-        tx_generator::hex(&state(&app).1),
+        ckb_mmr_sdk::hex(&state(&app).1),
         created["root"].as_str().unwrap()
     );
     let plain = client(&["lock", "--acc", &tid, "--verifier", &verifier]);
@@ -383,9 +383,10 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     // the client has no command for it, so it is built here): a sync stops at it with 19,
     // naming it, and writes nothing; given the leaves by hand, the store passes it.
     let import_leaves = leaves(0, 5, 0xd0);
-    let dev = devnet::key::Key::from_file(&key).unwrap();
-    let wallet = devnet::wallet::Wallet::new(&chain, &dev, devnet::wallet::DEFAULT_FEE_RATE);
-    let binary = devnet::deploy::read_binary(&type_script).unwrap();
+    let dev = ckb_mmr_sdk::key::Key::from_file(&key).unwrap();
+    let wallet =
+        ckb_mmr_sdk::wallet::Wallet::new(&chain, &dev, ckb_mmr_sdk::wallet::DEFAULT_FEE_RATE);
+    let binary = ckb_mmr_sdk::deploy::read_binary(&type_script).unwrap();
     let code_hash = ckb_hash::blake2b_256(&binary);
     let code = accumulator::find_code(&wallet, code_hash, Some(&binary), None, None).unwrap();
     let mut draft = accumulator::create_draft(&code, dev.lock(), &import_leaves);
@@ -523,7 +524,7 @@ fn an_unreachable_node_is_3_and_leaves_the_store_alone() {
     let dir = common::test_dir("acc-store-unreachable");
     let rpc = common::closed_rpc();
     let key = dir.join("dev.key");
-    std::fs::write(&key, devnet::key::DEV_KEY).unwrap();
+    std::fs::write(&key, ckb_mmr_sdk::key::DEV_KEY).unwrap();
     let (store, store_s) = new_store(&dir, "app.store", None, 5, 0xa0);
     let missing = dir.join("missing.store");
     let missing_s = missing.display().to_string();

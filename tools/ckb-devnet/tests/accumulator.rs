@@ -4,9 +4,9 @@
 
 mod common;
 
+use ckb_mmr_sdk::key::{Key, DEV_KEY, DEV_KEY_2};
+use ckb_mmr_sdk::wallet::{Wallet, DEFAULT_FEE_RATE};
 use common::{json_of, kill_after_send, run};
-use devnet::key::{Key, DEV_KEY, DEV_KEY_2};
-use devnet::wallet::{Wallet, DEFAULT_FEE_RATE};
 use serde_json::Value;
 use std::path::Path;
 
@@ -22,7 +22,7 @@ fn write_leaves(dir: &Path, name: &str, leaves: &[[u8; 32]]) -> String {
     let path = dir.join(name);
     let text: String = leaves
         .iter()
-        .map(|l| format!("{}\n", tx_generator::hex(l)))
+        .map(|l| format!("{}\n", ckb_mmr_sdk::hex(l)))
         .collect();
     std::fs::write(&path, text).unwrap();
     path.display().to_string()
@@ -138,7 +138,7 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     );
     assert_eq!(
         show["lock_hash"].as_str(),
-        Some(tx_generator::hex(&dev.lock_hash()).as_str())
+        Some(ckb_mmr_sdk::hex(&dev.lock_hash()).as_str())
     );
 
     // Cells locked by reference while the accumulator holds 7 leaves.
@@ -257,7 +257,7 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     let handed = client(&["acc", "handover", "--type-id", &tid, "--to-key", &owner_key]);
     assert_eq!(
         handed["lock_hash"].as_str(),
-        Some(tx_generator::hex(&Key::from_hex(DEV_KEY_2).unwrap().lock_hash()).as_str())
+        Some(ckb_mmr_sdk::hex(&Key::from_hex(DEV_KEY_2).unwrap().lock_hash()).as_str())
     );
     assert_eq!(handed["root"], extended["root"]);
     // The old admin can no longer grow it.

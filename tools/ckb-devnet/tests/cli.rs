@@ -3,11 +3,11 @@
 
 mod common;
 
+use ckb_mmr_sdk::chain::Chain;
+use ckb_mmr_sdk::key::{Key, DEV_KEY, DEV_KEY_2};
+use ckb_mmr_sdk::wallet::{Wallet, DEFAULT_FEE_RATE};
 use ckb_types::prelude::*;
 use common::{json_of, kill_after_send, run, signal, BIN};
-use devnet::chain::Chain;
-use devnet::key::{Key, DEV_KEY, DEV_KEY_2};
-use devnet::wallet::{Wallet, DEFAULT_FEE_RATE};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -65,8 +65,8 @@ fn node_stops_when_its_owner_closes_stdin_is_interrupted_or_dies() {
             "{how}"
         );
         // The node shut down cleanly: no database lock is held, the chain starts again.
-        let again =
-            devnet::node::Node::start(&chain_dir, devnet::node::Tie::Owner).expect("restart");
+        let again = ckb_mmr_sdk::node::Node::start(&chain_dir, ckb_mmr_sdk::node::Tie::Owner)
+            .expect("restart");
         again.stop().unwrap();
     }
 }
@@ -89,7 +89,7 @@ fn start_and_stop_keep_a_node_for_the_user() {
     // The node outlives the command that started it.
     assert!(!common::processes_in(&dir).is_empty());
     // A second init in the same directory refuses while the node runs.
-    assert!(devnet::node::init(&dir).is_err());
+    assert!(ckb_mmr_sdk::node::init(&dir).is_err());
     let out = run(&["stop", "--dir", &dir_s]);
     assert!(out.status.success());
     assert!(common::no_process_left(&dir, 30));
@@ -308,13 +308,13 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
     assert_eq!(again["created"], false);
     assert_eq!(again["out_point"], deployed["out_point"]);
     let binary = std::fs::read(&verifier).unwrap();
-    assert!(devnet::deploy::find_own(&wallet, &binary, false)
+    assert!(ckb_mmr_sdk::deploy::find_own(&wallet, &binary, false)
         .unwrap()
         .is_some());
     let code_cells = chain
         .rpc
         .cells(&serde_json::json!({
-            "script": devnet::wallet::script_json(&key.lock()),
+            "script": ckb_mmr_sdk::wallet::script_json(&key.lock()),
             "script_type": "lock",
             "filter": { "output_data_len_range": [format!("{:#x}", binary.len()), format!("{:#x}", binary.len() + 1)] },
         }))
@@ -409,7 +409,7 @@ fn mining_leaves_the_keys_cells_alone() {
                     .map(|c| {
                         format!(
                             "{} {}",
-                            tx_generator::hex(c.out_point.as_slice()),
+                            ckb_mmr_sdk::hex(c.out_point.as_slice()),
                             c.capacity()
                         )
                     })
@@ -436,7 +436,7 @@ fn a_port_taken_before_the_node_binds_it_moves_the_node() {
     let dir = common::test_dir("port-taken");
     for which in ["rpc", "p2p"] {
         let chain_dir = dir.join(which);
-        let rpc_port = devnet::node::init(&chain_dir).unwrap();
+        let rpc_port = ckb_mmr_sdk::node::init(&chain_dir).unwrap();
         let config = || std::fs::read_to_string(chain_dir.join("ckb.toml")).unwrap();
         let p2p_port: u16 = config()
             .lines()
@@ -449,7 +449,7 @@ fn a_port_taken_before_the_node_binds_it_moves_the_node() {
             .expect("a 127.0.0.1 P2P address in ckb.toml");
         let taken = if which == "rpc" { rpc_port } else { p2p_port };
         let holder = std::net::TcpListener::bind(("127.0.0.1", taken)).unwrap();
-        let node = devnet::node::Node::start(&chain_dir, devnet::node::Tie::Owner)
+        let node = ckb_mmr_sdk::node::Node::start(&chain_dir, ckb_mmr_sdk::node::Tie::Owner)
             .unwrap_or_else(|e| panic!("{which}: {e}"));
         let log = std::fs::read_to_string(chain_dir.join("node.log")).unwrap();
         assert!(
@@ -463,7 +463,7 @@ fn a_port_taken_before_the_node_binds_it_moves_the_node() {
             config().contains(&format!("127.0.0.1:{new_rpc}\"")),
             "{which}"
         );
-        let rpc = devnet::rpc::Rpc::new(&node.rpc_url).unwrap();
+        let rpc = ckb_mmr_sdk::rpc::Rpc::new(&node.rpc_url).unwrap();
         assert!(rpc.tip_block_number().is_ok(), "{which}");
         // The port was held throughout: the node never had it.
         drop(holder);

@@ -241,7 +241,7 @@ fn ctrl_c_while_a_client_waits_for_commit_exits_130() {
         start.elapsed()
     );
     // The node belongs to the test, not to the client: still there, still answering.
-    let chain = devnet::chain::Chain::connect(&rpc, false).unwrap();
+    let chain = ckb_mmr_sdk::chain::Chain::connect(&rpc, false).unwrap();
     assert!(chain.rpc.tip_block_number().is_ok());
     assert!(!common::processes_in(&node.dir).is_empty());
 }

@@ -2,14 +2,14 @@
 
 mod common;
 
-use devnet::scenario::{self, Report};
+use ckb_devnet::scenario::{self, Report};
+use ckb_mmr_sdk::Mode;
 use serde_json::Value;
-use tx_generator::Mode;
 
 fn expected_cycles(verifier: &str) -> u64 {
     let text = std::fs::read_to_string(common::root().join("tests/expected-cycles.json")).unwrap();
     let gate: Value = serde_json::from_str(&text).unwrap();
-    gate["cycles"][format!("{verifier}-verifier")][tx_generator::REFERENCE_SEED.to_string()]
+    gate["cycles"][format!("{verifier}-verifier")][ckb_mmr_sdk::REFERENCE_SEED.to_string()]
         .as_u64()
         .unwrap()
 }
@@ -158,8 +158,8 @@ fn check_accumulator(report: &Report) {
     assert_eq!(
         other,
         [
-            devnet::acc_scenario::LOCKED_BY_REFERENCE,
-            devnet::acc_scenario::COUNTERFEIT_CELL
+            ckb_devnet::acc_scenario::LOCKED_BY_REFERENCE,
+            ckb_devnet::acc_scenario::COUNTERFEIT_CELL
         ]
     );
     for t in &report.accumulator_other {

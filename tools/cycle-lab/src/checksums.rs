@@ -1,6 +1,6 @@
 //! `checksums.txt` at the workspace root: sha256 of the stripped release binaries, in
 //! `sha256sum` format (`sha256sum -c checksums.txt` in build/release checks them too).
-//! `./build.sh checksums` rewrites it; `lab/tests/checksums.rs` checks the rebuilt binaries.
+//! `./build.sh checksums` rewrites it; `tools/cycle-lab/tests/checksums.rs` checks the rebuilt binaries.
 
 use sha2::{Digest, Sha256};
 use std::path::Path;

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 /// ckb-script's debug printer type (the verifiers print nothing on honest runs).
 type DebugPrinter = Arc<dyn Fn(&Byte32, &str) + Send + Sync>;
-use tx_generator::Workload;
+use ckb_mmr_sdk::Workload;
 
 /// The cycle limit of one run: far above any honest proof, as in the tests.
 pub const MAX_CYCLES: u64 = 70_000_000;
@@ -60,7 +60,7 @@ impl Format {
                 .compiled_payload()
                 .map_err(|e| format!("compiling the proof: {e:?}"))?,
         };
-        Ok(tx_generator::witness_args_with_lock(&payload))
+        Ok(ckb_mmr_sdk::witness_args_with_lock(&payload))
     }
 }
 
@@ -247,7 +247,7 @@ impl Engine {
             .build();
         let args = match input_data {
             Some(_) => *args,
-            None => tx_generator::ckb_hash(&[input.as_slice(), &0u64.to_le_bytes()]),
+            None => ckb_mmr_sdk::ckb_hash(&[input.as_slice(), &0u64.to_le_bytes()]),
         };
         let type_script = Script::new_builder()
             .code_hash(p.code_hash.clone())

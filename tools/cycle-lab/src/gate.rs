@@ -1,11 +1,11 @@
 //! The regression gate: exact cycles of each release verifier on fixed seeds, committed in
 //! `tests/expected-cycles.json`, and checked against fresh measurements by the test suite
-//! (`lab/tests/gate.rs`). `./build.sh bless` rewrites the file from the current binaries.
+//! (`tools/cycle-lab/tests/gate.rs`). `./build.sh bless` rewrites the file from the current binaries.
 
 use crate::engine::{ProgramSpec, RELEASE_VERIFIERS};
 use crate::sweep::{self, Progress};
+use ckb_mmr_sdk::REFERENCE_SEED;
 use std::path::{Path, PathBuf};
-use tx_generator::REFERENCE_SEED;
 
 /// The gate's seeds: the journey's reference workload and three more.
 pub const SEEDS: [u64; 4] = [REFERENCE_SEED, 1, 2, 3];
@@ -31,7 +31,7 @@ pub struct Change {
 }
 
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 pub fn release_dir() -> PathBuf {

@@ -1,12 +1,12 @@
 //! cycle-lab: the command-line front of the cycle lab (docs/performance.md).
 
+use ckb_mmr_sdk::REFERENCE_SEED;
 use cycle_lab::engine::Format;
 use cycle_lab::engine::{ProgramSpec, RELEASE_VERIFIERS};
 use cycle_lab::sweep::{self, Progress};
 use cycle_lab::{acc_growth, chart, checksums, gate, growth, journey};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tx_generator::REFERENCE_SEED;
 
 const USAGE: &str = "\
 usage: cycle-lab <command> [options]

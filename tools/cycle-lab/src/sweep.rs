@@ -15,10 +15,10 @@
 //! - results are compact: one `u64` per run, seed-major, merged after the threads join.
 
 use crate::engine::{Engine, Outcome, ProgramSpec};
+use ckb_mmr_sdk::Workload;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tx_generator::Workload;
 
 /// A value alone on its cache line (128 bytes: two 64-byte lines, as the adjacent-line
 /// prefetcher pulls pairs).

@@ -2,10 +2,10 @@
 //! one thread and on all threads, and a small parallel sweep of every release verifier (the
 //! >= 200-seed scaling run is `./build.sh sweep`, recorded in docs/performance.md).
 
+use ckb_mmr_sdk::{tx, Workload, REFERENCE_SEED};
 use cycle_lab::engine::{Engine, Outcome, ProgramSpec, RELEASE_VERIFIERS};
 use cycle_lab::gate::release_dir;
 use cycle_lab::sweep::{self, Progress};
-use tx_generator::{tx, Workload, REFERENCE_SEED};
 
 fn specs() -> Vec<ProgramSpec> {
     RELEASE_VERIFIERS
@@ -18,7 +18,7 @@ fn specs() -> Vec<ProgramSpec> {
 }
 
 fn debugger_cycles(tx_file: &std::path::Path, index: usize) -> u64 {
-    let run = tx_generator::debugger::run_lock(tx_file, index).unwrap();
+    let run = ckb_mmr_sdk::debugger::run_lock(tx_file, index).unwrap();
     assert_eq!(run.result, 0, "ckb-debugger rejected input {index}");
     run.cycles
 }

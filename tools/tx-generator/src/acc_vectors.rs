@@ -13,11 +13,11 @@
 //! the type script's own core (`verify_creation`, `verify_update`) before it is printed, so a
 //! vector the chain would refuse is an error here, not a line.
 
+use ckb_mmr_sdk::script::{HashType, Script};
+use ckb_mmr_sdk::{by_reference_args, ckb_hash, hex, Mode};
 use mmr_accumulator::{build, Workspace};
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
 use serde_json::json;
-use tx_generator::script::{HashType, Script};
-use tx_generator::{by_reference_args, ckb_hash, hex, Mode};
 
 /// The builders' merge: the reference blake2b (blake2b-rs, through `ckb_hash`), so the vectors
 /// never depend on the hashing code under test.

@@ -13,10 +13,10 @@
 
 mod acc_vectors;
 
+use ckb_mmr_sdk::script::Script;
+use ckb_mmr_sdk::tx::{self, DepCell, OwnerInput};
+use ckb_mmr_sdk::{hex, Format, Mode, Workload};
 use std::process::ExitCode;
-use tx_generator::script::Script;
-use tx_generator::tx::{self, DepCell, OwnerInput};
-use tx_generator::{hex, Format, Mode, Workload};
 
 const USAGE: &str = "\
 usage: tx-generator [--owner-lock SCRIPT] [--by-reference] <out.json> <baseline-binary> [<c-binary> [<compiled-binary>]]
@@ -166,7 +166,7 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let accumulator = by_reference.then(example_accumulator_type);
     let lock_args = match &accumulator {
-        Some(type_script) => tx_generator::by_reference_args(&type_script.hash(), mode),
+        Some(type_script) => ckb_mmr_sdk::by_reference_args(&type_script.hash(), mode),
         None => w.lock_args_for(mode),
     };
     let mut cells = Vec::new();
@@ -263,7 +263,7 @@ fn prove(args: &[String]) -> Result<(), Failure> {
                         .map_err(|_| format!("--size: not a number: {value:?}"))?,
                 )
             }
-            "--index" => indexes = Some(tx_generator::parse_indexes(value)?),
+            "--index" => indexes = Some(ckb_mmr_sdk::parse_indexes(value)?),
             "--format" => {
                 format = Format::from_name(value)
                     .ok_or_else(|| format!("--format is compiled or baseline, got {value:?}"))?
@@ -291,7 +291,7 @@ fn prove(args: &[String]) -> Result<(), Failure> {
                     .map_err(|e| format!("reading {leaves_file}: {e}"))?
             };
             let leaves =
-                tx_generator::parse_leaves(&text).map_err(|e| format!("{leaves_file}: {e}"))?;
+                ckb_mmr_sdk::parse_leaves(&text).map_err(|e| format!("{leaves_file}: {e}"))?;
             Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?
         }
         (None, Some(dir)) => {
@@ -312,7 +312,7 @@ fn prove(args: &[String]) -> Result<(), Failure> {
     }
     let payload = w.payload(format)?;
     let args = w.lock_args_for(mode);
-    let witness = tx_generator::witness_args_with_lock(&payload);
+    let witness = ckb_mmr_sdk::witness_args_with_lock(&payload);
     let proved: Vec<String> = w
         .proved
         .iter()
@@ -371,7 +371,7 @@ fn lock_hash(args: &[String]) -> Result<(), String> {
 fn code_hash(args: &[String]) -> Result<(), String> {
     match args {
         [path] => {
-            println!("{}", hex(&tx_generator::ckb_hash(&[&read_binary(path)?])));
+            println!("{}", hex(&ckb_mmr_sdk::ckb_hash(&[&read_binary(path)?])));
             Ok(())
         }
         _ => Err(format!("code-hash takes one BINARY\n\n{USAGE}")),
@@ -409,7 +409,7 @@ fn vectors(args: &[String]) -> Result<(), String> {
             "args_owner": hex(&w.lock_args_for(Mode::Owner)),
             "compiled": hex(&w.payload(Format::Compiled)?),
             "baseline": hex(&w.payload(Format::Baseline)?),
-            "witness_compiled": hex(&tx_generator::witness_args_with_lock(&w.payload(Format::Compiled)?)),
+            "witness_compiled": hex(&ckb_mmr_sdk::witness_args_with_lock(&w.payload(Format::Compiled)?)),
         });
         if let (Some(v), Some(extra)) = (v.as_object_mut(), extra.as_object()) {
             v.extend(extra.clone());
@@ -418,10 +418,10 @@ fn vectors(args: &[String]) -> Result<(), String> {
         Ok(())
     };
     if reference {
-        let (leaves, indexes) = tx_generator::seeded_leaves(tx_generator::REFERENCE_SEED);
+        let (leaves, indexes) = ckb_mmr_sdk::seeded_leaves(ckb_mmr_sdk::REFERENCE_SEED);
         let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
         let mut extra = json!({
-            "seed": tx_generator::REFERENCE_SEED.to_string(),
+            "seed": ckb_mmr_sdk::REFERENCE_SEED.to_string(),
             "leaves": leaves.iter().map(|l| hex(l)).collect::<Vec<_>>(),
         });
         if time > 0 {
@@ -454,7 +454,7 @@ fn vectors(args: &[String]) -> Result<(), String> {
             w
         };
         let leaves: Vec<[u8; 32]> = (0..leaf_count)
-            .map(|i| tx_generator::ckb_hash(&[&word(leaf_seed), &word(i)]))
+            .map(|i| ckb_mmr_sdk::ckb_hash(&[&word(leaf_seed), &word(i)]))
             .collect();
         let mut indexes: Vec<u64> = sample(&mut rng, leaf_count as usize, proved as usize)
             .into_iter()

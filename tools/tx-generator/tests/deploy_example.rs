@@ -5,16 +5,16 @@
 //! check does not depend on the current build (tests/tests/owner.rs runs the example's args
 //! and witness against the current binaries).
 
+use ckb_mmr_sdk::script::Script;
+use ckb_mmr_sdk::{parse_leaves, tx, witness_args_with_lock, Format, Mode, Workload};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tx_generator::script::Script;
-use tx_generator::{parse_leaves, tx, witness_args_with_lock, Format, Mode, Workload};
 
 const OWNER: &str = "0x9bd7e06f3ecf4be0f2fcd2188b23f1b9fcc88e5d4b65a8637b17723bbda3cce8:type:0x03bd4ec414bbe7dea09d87b8ab54ddd3f236b1c4";
 const EXAMPLE: &str = "docs/examples/owner-tx.json";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn committed() -> String {
@@ -26,7 +26,7 @@ fn embedded_binary(dir: &Path) -> PathBuf {
     let json: serde_json::Value = serde_json::from_str(&committed()).unwrap();
     let data = json["mock_info"]["cell_deps"][0]["data"].as_str().unwrap();
     let path = dir.join("verifier");
-    std::fs::write(&path, tx_generator::parse_hex(data).unwrap()).unwrap();
+    std::fs::write(&path, ckb_mmr_sdk::parse_hex(data).unwrap()).unwrap();
     path
 }
 
@@ -107,7 +107,7 @@ fn library_path_in_the_guide_writes_the_same_transaction() -> Result<(), Box<dyn
     assert_eq!(serde_json::to_string_pretty(&mock)?, committed());
     assert_eq!(
         mock["tx"]["witnesses"][0].as_str().unwrap(),
-        tx_generator::hex(&witness)
+        ckb_mmr_sdk::hex(&witness)
     );
     std::fs::remove_dir_all(&dir).ok();
     Ok(())
@@ -116,12 +116,12 @@ fn library_path_in_the_guide_writes_the_same_transaction() -> Result<(), Box<dyn
 #[test]
 fn leaves_file_and_index_parsing() {
     assert_eq!(
-        tx_generator::parse_indexes("0,4,6-9").unwrap(),
+        ckb_mmr_sdk::parse_indexes("0,4,6-9").unwrap(),
         [0, 4, 6, 7, 8, 9]
     );
-    assert!(tx_generator::parse_indexes("").is_err());
-    assert!(tx_generator::parse_indexes("3-1").is_err());
-    assert!(tx_generator::parse_indexes("x").is_err());
+    assert!(ckb_mmr_sdk::parse_indexes("").is_err());
+    assert!(ckb_mmr_sdk::parse_indexes("3-1").is_err());
+    assert!(ckb_mmr_sdk::parse_indexes("x").is_err());
     // "0x" alone is an empty leaf, not 32 bytes.
     assert!(parse_leaves("# c\n\n0x\n").is_err());
     let one = format!("{}  # comment\n", "ab".repeat(32));

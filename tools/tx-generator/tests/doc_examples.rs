@@ -1,7 +1,7 @@
 //! The worked examples in docs/ are produced by the code, not typed by hand: these tests fail
 //! when either drifts.
 
-use tx_generator::{hex, Workload};
+use ckb_mmr_sdk::{hex, Workload};
 
 fn five_leaves() -> Workload {
     let leaves: Vec<[u8; 32]> = (1..=5u8).map(|i| [0x11 * i; 32]).collect();
@@ -18,7 +18,7 @@ fn baseline_format_example() {
     );
     let doc = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../docs/baseline-format.md"
+        "/../../docs/baseline-format.md"
     ))
     .unwrap();
     // The payload as the doc prints it: the lines of the fenced block after "Payload, 184 bytes".
@@ -37,7 +37,7 @@ fn baseline_format_example() {
 
 #[test]
 fn reference_workload_shape() {
-    let w = Workload::from_seed(tx_generator::REFERENCE_SEED);
+    let w = Workload::from_seed(ckb_mmr_sdk::REFERENCE_SEED);
     assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
     assert_eq!(w.lock_args().len(), 40);
 }

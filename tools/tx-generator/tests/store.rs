@@ -5,7 +5,7 @@ use std::process::Command;
 
 fn leaves(n: u64) -> Vec<[u8; 32]> {
     (0..n)
-        .map(|i| tx_generator::ckb_hash(&[&i.to_le_bytes(), b"store"]))
+        .map(|i| ckb_mmr_sdk::ckb_hash(&[&i.to_le_bytes(), b"store"]))
         .collect()
 }
 
@@ -37,7 +37,7 @@ fn prove_from_a_store_equals_prove_from_leaves() {
         let path = dir.join(name);
         let text: String = all[..n]
             .iter()
-            .map(|l| tx_generator::hex(l) + "\n")
+            .map(|l| ckb_mmr_sdk::hex(l) + "\n")
             .collect();
         std::fs::write(&path, text).unwrap();
         path.to_str().unwrap().to_string()

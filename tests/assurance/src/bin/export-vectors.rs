@@ -1,5 +1,5 @@
 //! Writes assurance corpora in the C host harness's vector format (docs/c-verifier.md), so
-//! `c/host/run.sh DIR` runs the C core, with ckb-c-stdlib's blake2b.h, under ASan + UBSan
+//! `contracts/c-verifier/host/run.sh DIR` runs the C core, with ckb-c-stdlib's blake2b.h, under ASan + UBSan
 //! on them (issue 7, item 5). Expected codes are the compiled Rust core's; every vector is
 //! first checked to give the same code from the C core natively.
 //!

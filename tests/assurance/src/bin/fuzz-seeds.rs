@@ -1,13 +1,13 @@
-//! Writes the fuzzer's seed corpus (`fuzz/corpus/differential/`), deterministic:
+//! Writes the fuzzer's seed corpus (`tests/fuzz/corpus/differential/`), deterministic:
 //!
-//!   cargo run --release -p assurance --bin fuzz-seeds -- fuzz/corpus/differential
+//!   cargo run --release -p assurance --bin fuzz-seeds -- tests/fuzz/corpus/differential
 //!
 //! Every seed is checked before it is written.
 
 fn main() {
     let dir = std::env::args()
         .nth(1)
-        .unwrap_or_else(|| "fuzz/corpus/differential".into());
+        .unwrap_or_else(|| "tests/fuzz/corpus/differential".into());
     std::fs::create_dir_all(&dir).expect("create corpus directory");
     let seeds = assurance::diff::seed_inputs(256);
     for (i, s) in seeds.iter().enumerate() {

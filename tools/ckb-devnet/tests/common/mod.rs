@@ -1,7 +1,7 @@
 //! Shared by the dev-chain tests: paths, a fresh node per test, and process checks.
 #![allow(dead_code)]
 
-use devnet::node::{self, Node, Tie};
+use ckb_mmr_sdk::node::{self, Node, Tie};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ pub fn kill_after_send(args: &[&str]) -> String {
 
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
+        .join("../..")
         .canonicalize()
         .expect("workspace root")
 }
@@ -83,8 +83,8 @@ pub fn closed_rpc() -> String {
 }
 
 /// The chain at `rpc` with one block mined past genesis and the indexer caught up.
-pub fn ready_chain(rpc: &str) -> devnet::chain::Chain {
-    let chain = devnet::chain::Chain::connect(rpc, false).unwrap();
+pub fn ready_chain(rpc: &str) -> ckb_mmr_sdk::chain::Chain {
+    let chain = ckb_mmr_sdk::chain::Chain::connect(rpc, false).unwrap();
     chain.next_block().unwrap();
     chain.wait_indexer().unwrap();
     chain

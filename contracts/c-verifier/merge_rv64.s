@@ -1,0 +1,1 @@
+../../crates/mmr-blake2b/src/merge_rv64.s
