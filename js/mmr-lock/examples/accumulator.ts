@@ -2,15 +2,14 @@ import { SignerCkbPrivateKey, type Hex } from "@ckb-ccc/core";
 import {
   Mmr,
   appendAccumulator,
-  commit,
   createAccumulator,
-  devChainClient,
   findAccumulator,
   lockByReference,
   spendByReference,
   type AccumulatorCode,
   type Verifier,
 } from "@ckb-mmr-verifiers/mmr-lock";
+import { commit, devChainClient } from "@ckb-mmr-verifiers/mmr-lock/devchain";
 
 // An accumulator that grows on chain, and a cell locked by reference to it: the lock proves
 // against whatever the accumulator holds when the cell is spent.

@@ -1,5 +1,6 @@
 import { SignerCkbPrivateKey, type Hex } from "@ckb-ccc/core";
-import { Mmr, commit, devChainClient, lockCell, spendCell, type Verifier } from "@ckb-mmr-verifiers/mmr-lock";
+import { Mmr, lockCell, spendCell, type Verifier } from "@ckb-mmr-verifiers/mmr-lock";
+import { commit, devChainClient } from "@ckb-mmr-verifiers/mmr-lock/devchain";
 
 // Lock a cell with the MMR of `leaves`, then spend it with a proof of leaf 1 (plain mode).
 export async function lockAndSpend(rpcUrl: string, privateKey: Hex, verifier: Verifier, leaves: Hex[]) {

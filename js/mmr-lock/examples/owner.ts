@@ -1,5 +1,6 @@
 import { SignerCkbPrivateKey, type Hex } from "@ckb-ccc/core";
-import { Mmr, commit, devChainClient, lockCell, spendCell, type Verifier } from "@ckb-mmr-verifiers/mmr-lock";
+import { Mmr, lockCell, spendCell, type Verifier } from "@ckb-mmr-verifiers/mmr-lock";
+import { commit, devChainClient } from "@ckb-mmr-verifiers/mmr-lock/devchain";
 
 // Owner mode: the leaves are owners' lock hashes; spending needs a proof of the owner's leaf
 // and an input of the owner's, signed by the owner, in the same transaction.

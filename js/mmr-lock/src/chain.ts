@@ -42,6 +42,9 @@ export const DEFAULT_FEE_RATE = 1000n;
 /** Shannons per CKB. */
 export const SHANNONS_PER_CKB = 100_000_000n;
 
+/** The type id script's code hash ("TYPE_ID"), the same on every chain. */
+export const TYPE_ID_CODE_HASH = "0x00000000000000000000000000000000000000000000000000545950455f4944";
+
 /** The MMR lock script for `args` (from [`lockArgs`]). */
 export function mmrLockScript(verifier: Verifier, args: BytesLike): Script {
   const bytes = bytesFrom(args);

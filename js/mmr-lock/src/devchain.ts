@@ -12,10 +12,10 @@ import {
   type HexLike,
   type ScriptInfoLike,
 } from "@ckb-ccc/core";
+import { TYPE_ID_CODE_HASH } from "./chain.js";
 import { MmrLockError } from "./errors.js";
 
-/** The type id script's code hash ("TYPE_ID"), the same on every chain. */
-export const TYPE_ID_CODE_HASH = "0x00000000000000000000000000000000000000000000000000545950455f4944";
+export { TYPE_ID_CODE_HASH };
 
 /** Calls one JSON-RPC method of the node at `url`. */
 export async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {

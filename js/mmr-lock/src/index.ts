@@ -24,6 +24,7 @@ export {
 export {
   DEFAULT_FEE_RATE,
   SHANNONS_PER_CKB,
+  TYPE_ID_CODE_HASH,
   lockCell,
   lockTx,
   mmrLockScript,
@@ -37,7 +38,8 @@ export {
   type SpendOptions,
   type Verifier,
 } from "./chain.js";
-export { TYPE_ID_CODE_HASH, commit, devChainClient, generateBlocks, rpc, waitIndexer } from "./devchain.js";
+// The dev-chain helpers (devChainClient, commit, generateBlocks, waitIndexer, rpc) are on the
+// "@ckb-mmr-verifiers/mmr-lock/devchain" subpath: they are for local dev chains only.
 export {
   AccTag,
   FLAG_BY_REFERENCE,

@@ -17,10 +17,8 @@ import {
   appendAccumulator,
   appendPayload,
   byReferenceArgs,
-  commit,
   commitmentAt,
   createAccumulator,
-  devChainClient,
   extendAccumulator,
   extendPayload,
   findAccumulator,
@@ -36,6 +34,7 @@ import {
   type MmrLockErrorCode,
   type Verifier,
 } from "../src/index.js";
+import { commit, devChainClient } from "../src/devchain.js";
 import { accumulator as accumulatorExample } from "../examples/accumulator.js";
 import { deploy, startDevChain, type DevChain } from "./devnet.js";
 import { REPO, cargoBinary } from "./repo.js";

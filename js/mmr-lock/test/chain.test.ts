@@ -9,16 +9,14 @@ import { SignerCkbPrivateKey, hashCkb, hexFrom, type Hex } from "@ckb-ccc/core";
 import {
   Mmr,
   SHANNONS_PER_CKB,
-  commit,
-  devChainClient,
   lockCell,
   payload,
-  rpc,
   scriptFailure,
   spendCell,
   witness,
   type Verifier,
 } from "../src/index.js";
+import { commit, devChainClient, rpc } from "../src/devchain.js";
 import { lockAndSpend } from "../examples/lock-and-spend.js";
 import { ownerMode } from "../examples/owner.js";
 import { VERIFIERS, deploy, startDevChain, type DevChain } from "./devnet.js";
