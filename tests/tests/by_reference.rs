@@ -336,7 +336,7 @@ fn cycles_on_the_reference_seed() {
             c.per_typed_dep,
             c.per_untyped_dep,
         );
-        // The target (issue 19): at most 3,000 cycles more than plain mode with the two
+        // The target: at most 3,000 cycles more than plain mode with the two
         // cell deps a spend needs.
         assert!(by_ref > plain && by_ref - plain <= 3_000, "{v:?}");
     }

@@ -1,4 +1,4 @@
-// The TypeScript store at scale (issue 20, item 4; not a test): the same measurements as the
+// The TypeScript store at scale (a benchmark, not a test): the same measurements as the
 // Rust store's `mmr-store-scale` (crates/mmr-store/src/bin/mmr-store-scale.rs), with the same
 // JSON fields. For each leaf count: a fresh store, that many generated leaves appended in
 // commits of --batch, then proofs of 1 and 100 random leaves from a read-only handle (each

@@ -1,4 +1,4 @@
-//! Exhaustive forgery search over small MMRs (issue 7, item 2).
+//! Exhaustive forgery search over small MMRs.
 //!
 //! For every MMR of `1..=max_leaves` leaves (distinct pseudo-random leaves), the value pool
 //! is every node value and the root. Then:

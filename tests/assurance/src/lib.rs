@@ -1,4 +1,4 @@
-//! Adversarial assurance for the three MMR verifiers (issue 7, `SECURITY.md`).
+//! Adversarial assurance for the three MMR verifiers (`SECURITY.md`).
 //!
 //! - [`model`]: a host reference model of the lock and of both payload formats, written to
 //!   be obviously correct rather than fast: it shares no code with the verifiers (only the

@@ -1,4 +1,4 @@
-//! Through the real VM (issue 7, item 4): mutated transactions for each verifier, run by
+//! Through the real VM: mutated transactions for each verifier, run by
 //! ckb-script (ckb-testtool) on the release binaries in build/release (`./build.sh build`).
 //!
 //! Each case (assurance::diff: an honest proof of a small MMR plus up to five mutations of
@@ -33,7 +33,7 @@ fn mutated_transactions_in_ckb_script() {
     mutated_transactions(CASES, 0x0123_4567_89ab_cdef);
 }
 
-/// The large sample of issue 21 item 2 (the shipped RISC-V paths, in the VM): about two
+/// The large sample (the shipped RISC-V paths, in the VM): about two
 /// minutes on two quiet cores.
 #[test]
 #[ignore = "long: 100,000 cases x 3 verifiers in ckb-script"]
