@@ -27,6 +27,7 @@ use ckb_testtool::ckb_types::{
     bytes::Bytes, core::ScriptHashType, core::TransactionBuilder, packed::CellOutput,
     packed::Script, prelude::*,
 };
+use doc_blocks::thousands;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use tests::owner::Chain;
@@ -42,32 +43,9 @@ fn doc(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// The text between `<!-- {name}:start -->` and `<!-- {name}:end -->` (exclusive), and the
-/// byte range it occupies. A block table starts on the line after its start marker; an inline
-/// block (a figure inside a sentence) right after it.
-fn block(text: &str, name: &str) -> (String, std::ops::Range<usize>) {
-    let start_marker = format!("<!-- {name}:start -->");
-    let mut start = text.find(&start_marker).expect("start marker") + start_marker.len();
-    if text[start..].starts_with('\n') {
-        start += 1;
-    }
-    let end = text[start..]
-        .find(&format!("<!-- {name}:end -->"))
-        .expect("end marker")
-        + start;
-    (text[start..end].to_string(), start..end)
+/// The text of block `name` (doc-blocks' markers) in `text`.
+fn block<'a>(text: &'a str, name: &str) -> &'a str {
+    doc_blocks::between(text, name).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Blessing rewrites files; tests run in parallel threads.
@@ -77,10 +55,9 @@ static BLESS: Mutex<()> = Mutex::new(());
 fn check_block(path: &Path, name: &str, fresh: &str) {
     let _guard = BLESS.lock().unwrap_or_else(|e| e.into_inner());
     let text = std::fs::read_to_string(path).unwrap();
-    let (recorded, range) = block(&text, name);
+    let recorded = block(&text, name);
     if std::env::var_os("DOC_TABLES_BLESS").is_some() {
-        let mut new = text.clone();
-        new.replace_range(range, fresh);
+        let new = doc_blocks::replace_between(&text, name, fresh).unwrap();
         std::fs::write(path, new).unwrap();
         return;
     }
@@ -239,7 +216,7 @@ fn readme_owner_mode_cost_range() {
 #[test]
 fn performance_md_sweep_cycles() {
     let text = std::fs::read_to_string(doc("performance.md")).unwrap();
-    let (recorded, _) = block(&text, "sweep-output");
+    let recorded = block(&text, "sweep-output");
     let workloads: Vec<Workload> = (1..=200).map(Workload::from_seed).collect();
     for v in available_verifiers() {
         let mut cycles: Vec<u64> = workloads
@@ -784,8 +761,8 @@ fn table_rows(block: &str) -> Vec<Vec<String>> {
 fn performance_md_journey_ends_at_the_release_binaries() {
     let readme = std::fs::read_to_string(readme()).unwrap();
     let perf = std::fs::read_to_string(doc("performance.md")).unwrap();
-    let release = table_rows(&block(&readme, "cycle-table").0);
-    let journey = table_rows(&block(&perf, "journey-table").0);
+    let release = table_rows(block(&readme, "cycle-table"));
+    let journey = table_rows(block(&perf, "journey-table"));
     for (verifier, step) in [
         ("baseline", "baseline: + lean ELF"),
         ("compiled", "compiled: + lean ELF"),
@@ -846,7 +823,7 @@ const C_BUILDS: [(&str, &str); 6] = [
 #[test]
 fn c_verifier_md_builds() {
     let perf = std::fs::read_to_string(doc("performance.md")).unwrap();
-    let journey = table_rows(&block(&perf, "journey-table").0);
+    let journey = table_rows(block(&perf, "journey-table"));
     let mut t = String::from(
         "| build (`contracts/c-verifier/build.sh`, `-O3`) | stripped bytes | cycles, reference seed | journey step |\n\
          | --- | ---: | ---: | ---: |\n",
@@ -910,7 +887,7 @@ fn journey_article_quotes() {
     assert!(!reported.is_empty(), "no runs in {}", article.display());
     for path in [readme(), doc("c-verifier.md")] {
         let text = std::fs::read_to_string(&path).unwrap();
-        let quote = block(&text, "journey-article").0;
+        let quote = block(&text, "journey-article");
         let numbers = quoted_numbers(&quote);
         assert!(!numbers.is_empty(), "{}: no figure quoted", path.display());
         for n in numbers {
@@ -934,7 +911,7 @@ fn hashing_md_cycles_per_merge() {
     let mut t = format!(
         "| hashing path | cycles of {} merges, less a run of none | per merge |\n\
          | --- | ---: | ---: |\n",
-        thousands(merges.into())
+        thousands(merges)
     );
     for (name, total) in merge_bench_tx::PATHS.iter().zip(&totals) {
         t.push_str(&format!(

@@ -10,21 +10,17 @@
 
 use crate::engine::{Engine, Outcome, ProgramSpec};
 use crate::growth::{value, LOG2_LEAVES};
-use crate::journey::thousands;
 use assurance::accumulator::{model_ancestry_roots, model_append, model_bag, model_size};
+use doc_blocks::thousands;
 use mmr_accumulator::{build, tag, Shape};
 
 /// The type script's binary in the release directory.
 pub const BINARY: &str = "accumulator-type";
-/// Markers of the generated blocks: docs/accumulator.md's two tables, README's rows.
-pub const COST_START: &str = "<!-- accumulator-cost-table:start -->";
-pub const COST_END: &str = "<!-- accumulator-cost-table:end -->";
-pub const GROWTH_START: &str = "<!-- accumulator-growth-table:start -->";
-pub const GROWTH_END: &str = "<!-- accumulator-growth-table:end -->";
-pub const README_START: &str = "<!-- accumulator-cycle-table:start -->";
-pub const README_END: &str = "<!-- accumulator-cycle-table:end -->";
-pub const JOURNEY_START: &str = "<!-- accumulator-journey-table:start -->";
-pub const JOURNEY_END: &str = "<!-- accumulator-journey-table:end -->";
+/// The generated blocks (doc-blocks' markers): docs/accumulator.md's tables, README's rows.
+pub const COST_BLOCK: &str = "accumulator-cost-table";
+pub const GROWTH_BLOCK: &str = "accumulator-growth-table";
+pub const README_BLOCK: &str = "accumulator-cycle-table";
+pub const JOURNEY_BLOCK: &str = "accumulator-journey-table";
 
 /// Cycles of one merge on the assembly kernel with its result kept in registers, with the
 /// call (docs/hashing.md; held to it by tests/tests/merge_bench.rs).

@@ -2,7 +2,8 @@
 //! sweep's min..max as a whisker and its median as a mark. Plain SVG text, deterministic:
 //! the same table always gives the same bytes.
 
-use crate::journey::{thousands, Journey};
+use crate::journey::Journey;
+use doc_blocks::thousands;
 
 const WIDTH: f64 = 980.0;
 const LABEL_W: f64 = 290.0;

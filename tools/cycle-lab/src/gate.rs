@@ -168,9 +168,8 @@ pub fn report(changes: &[Change]) -> String {
     s
 }
 
-/// Markers of the README's cycle table.
-pub const README_START: &str = "<!-- cycle-table:start -->";
-pub const README_END: &str = "<!-- cycle-table:end -->";
+/// The README's cycle table's block (doc-blocks' markers).
+pub const README_BLOCK: &str = "cycle-table";
 
 /// The README's table: each release verifier's cycles on the reference seed and its size.
 pub fn readme_table(measured: &[(String, u64, u64)], release_dir: &Path) -> Result<String, String> {
@@ -188,14 +187,9 @@ pub fn readme_table(measured: &[(String, u64, u64)], release_dir: &Path) -> Resu
         s.push_str(&format!(
             "| {} | {} | {} |\n",
             name.trim_end_matches("-verifier"),
-            crate::journey::thousands(cycles as i64),
-            crate::journey::thousands(bytes as i64)
+            doc_blocks::thousands(cycles),
+            doc_blocks::thousands(bytes)
         ));
     }
     Ok(s)
-}
-
-/// `doc` with the text between the README's cycle-table markers replaced by `table`.
-pub fn splice_readme(doc: &str, table: &str) -> Result<String, String> {
-    crate::journey::splice_between(doc, README_START, README_END, table)
 }

@@ -8,8 +8,8 @@
 //! depends on the MMR's shape and the claimed positions, never on the values.
 
 use crate::engine::{Engine, Format, Outcome, ProgramSpec};
-use crate::journey::thousands;
 use assurance::model::{self, Role};
+use doc_blocks::thousands;
 use std::collections::HashMap;
 
 /// MMR sizes measured: 2^e leaves (one peak) for these e.

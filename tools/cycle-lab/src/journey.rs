@@ -4,6 +4,7 @@
 
 use crate::engine::{Format, ProgramSpec};
 use crate::sweep::{self, Progress, Stats};
+use doc_blocks::thousands;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -115,23 +116,6 @@ pub fn signed(n: i64) -> String {
         format!("+{}", thousands(n))
     } else {
         thousands(n)
-    }
-}
-
-/// 1234567 -> "1,234,567" (and negatives).
-pub fn thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 {
-        format!("-{out}")
-    } else {
-        out
     }
 }
 
@@ -259,56 +243,15 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Markers of the generated table in a Markdown document.
-pub const DOC_START: &str = "<!-- journey-table:start -->";
-pub const DOC_END: &str = "<!-- journey-table:end -->";
-
-/// `doc` with the text between the journey-table markers replaced by `table`.
-pub fn splice(doc: &str, table: &str) -> Result<String, String> {
-    splice_between(doc, DOC_START, DOC_END, table)
-}
-
-/// `doc` with the text between the markers `start_marker` and `end_marker` replaced by
-/// `table`.
-pub fn splice_between(
-    doc: &str,
-    start_marker: &str,
-    end_marker: &str,
-    table: &str,
-) -> Result<String, String> {
-    let start = doc
-        .find(start_marker)
-        .ok_or_else(|| format!("no {start_marker} marker"))?;
-    let end = doc
-        .find(end_marker)
-        .filter(|&e| e > start)
-        .ok_or_else(|| format!("no {end_marker} marker after {start_marker}"))?;
-    Ok(format!(
-        "{}{start_marker}\n{table}{}",
-        &doc[..start],
-        &doc[end..]
-    ))
-}
+/// The generated table's block in docs/performance.md (doc-blocks' markers).
+pub const DOC_BLOCK: &str = "journey-table";
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn splice_replaces_between_markers_only() {
-        let doc = format!("a\n{DOC_START}\nold\n{DOC_END}\nb\n");
-        assert_eq!(
-            splice(&doc, "new\n").unwrap(),
-            format!("a\n{DOC_START}\nnew\n{DOC_END}\nb\n")
-        );
-        assert!(splice("no markers", "x").is_err());
-    }
-
-    #[test]
     fn numbers_read_well() {
-        assert_eq!(thousands(1_234_567), "1,234,567");
-        assert_eq!(thousands(-1_000), "-1,000");
-        assert_eq!(thousands(999), "999");
         assert_eq!(signed(317_486), "+317,486");
         assert_eq!(signed(-5), "-5");
         assert_eq!(signed(0), "0");

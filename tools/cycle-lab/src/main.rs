@@ -305,9 +305,7 @@ fn cmd_journey(args: &[String]) -> Result<(), String> {
         write(Path::new(path), &j.markdown())?;
     }
     if let Some(path) = o.get("--doc") {
-        let doc = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-        let doc = journey::splice(&doc, &j.markdown()).map_err(|e| format!("{path}: {e}"))?;
-        write(Path::new(path), &doc)?;
+        splice_file(path, &[(journey::DOC_BLOCK, &j.markdown())])?;
     }
     println!();
     println!(
@@ -322,9 +320,8 @@ fn cmd_journey(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Markers of the growth table in docs/performance.md.
-const GROWTH_START: &str = "<!-- growth-table:start -->";
-const GROWTH_END: &str = "<!-- growth-table:end -->";
+/// The growth table's block in docs/performance.md.
+const GROWTH_BLOCK: &str = "growth-table";
 
 fn cmd_growth(args: &[String]) -> Result<(), String> {
     let o = Opts::parse(args, &[])?;
@@ -336,7 +333,7 @@ fn cmd_growth(args: &[String]) -> Result<(), String> {
         write(Path::new(path), &g.svg())?;
     }
     if let Some(path) = o.get("--doc") {
-        splice_file(path, &[(GROWTH_START, GROWTH_END, &table)])?;
+        splice_file(path, &[(GROWTH_BLOCK, &table)])?;
     }
     // The type script is measured alone: its format field is unused.
     let spec = ProgramSpec::load(
@@ -355,16 +352,13 @@ fn cmd_growth(args: &[String]) -> Result<(), String> {
         splice_file(
             path,
             &[
-                (acc_growth::COST_START, acc_growth::COST_END, &costs),
-                (acc_growth::GROWTH_START, acc_growth::GROWTH_END, &rows),
+                (acc_growth::COST_BLOCK, &costs),
+                (acc_growth::GROWTH_BLOCK, &rows),
             ],
         )?;
     }
     if let Some(path) = o.get("--readme") {
-        splice_file(
-            path,
-            &[(acc_growth::README_START, acc_growth::README_END, &readme)],
-        )?;
+        splice_file(path, &[(acc_growth::README_BLOCK, &readme)])?;
     }
     Ok(())
 }
@@ -378,20 +372,16 @@ fn cmd_acc_journey(args: &[String]) -> Result<(), String> {
     let table = acc_growth::journey(&manifest)?;
     print!("{table}");
     if let Some(path) = o.get("--doc") {
-        splice_file(
-            path,
-            &[(acc_growth::JOURNEY_START, acc_growth::JOURNEY_END, &table)],
-        )?;
+        splice_file(path, &[(acc_growth::JOURNEY_BLOCK, &table)])?;
     }
     Ok(())
 }
 
-/// Replaces each (start marker, end marker, table) block of the file at `path`.
-fn splice_file(path: &str, blocks: &[(&str, &str, &str)]) -> Result<(), String> {
+/// Replaces each (block name, table) block of the file at `path`.
+fn splice_file(path: &str, blocks: &[(&str, &str)]) -> Result<(), String> {
     let mut doc = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    for (start, end, table) in blocks {
-        doc =
-            journey::splice_between(&doc, start, end, table).map_err(|e| format!("{path}: {e}"))?;
+    for (name, table) in blocks {
+        doc = doc_blocks::replace_between(&doc, name, table).map_err(|e| format!("{path}: {e}"))?;
     }
     write(Path::new(path), &doc)
 }
@@ -458,7 +448,9 @@ fn cmd_gate(args: &[String]) -> Result<(), String> {
         let text =
             std::fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
         let table = gate::readme_table(&measured, &gate::release_dir())?;
-        write(&readme, &gate::splice_readme(&text, &table)?)?;
+        let text = doc_blocks::replace_between(&text, gate::README_BLOCK, &table)
+            .map_err(|e| format!("{}: {e}", readme.display()))?;
+        write(&readme, &text)?;
         println!("updated the cycle table in README.md:\n{table}");
         return Ok(());
     }

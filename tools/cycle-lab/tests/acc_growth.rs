@@ -6,7 +6,6 @@
 use cycle_lab::acc_growth::{self, Step};
 use cycle_lab::engine::{Engine, Format, Outcome, ProgramSpec};
 use cycle_lab::gate;
-use cycle_lab::journey::splice_between;
 use mmr_accumulator::{tag, Error};
 
 fn spec() -> ProgramSpec {
@@ -25,22 +24,19 @@ fn docs_show_the_measured_costs() {
         (
             "docs/accumulator.md",
             vec![
-                (acc_growth::COST_START, acc_growth::COST_END, &costs),
-                (acc_growth::GROWTH_START, acc_growth::GROWTH_END, &rows),
+                (acc_growth::COST_BLOCK, &costs),
+                (acc_growth::GROWTH_BLOCK, &rows),
             ],
         ),
-        (
-            "README.md",
-            vec![(acc_growth::README_START, acc_growth::README_END, &readme)],
-        ),
+        ("README.md", vec![(acc_growth::README_BLOCK, &readme)]),
     ];
     let bless = std::env::var_os("ACC_GROWTH_BLESS").is_some();
     for (file, blocks) in files {
         let path = root.join(file);
         let text = std::fs::read_to_string(&path).unwrap();
         let mut fresh = text.clone();
-        for (start, end, table) in blocks {
-            fresh = splice_between(&fresh, start, end, table).unwrap();
+        for (name, table) in blocks {
+            fresh = doc_blocks::replace_between(&fresh, name, table).unwrap();
         }
         if bless {
             std::fs::write(&path, fresh).unwrap();
@@ -60,11 +56,8 @@ fn docs_show_the_measured_costs() {
 fn the_journey_table_ends_at_the_release_build() {
     let acc = acc_growth::measure(&spec()).unwrap_or_else(|e| panic!("{e}"));
     let doc = std::fs::read_to_string(gate::workspace_root().join("docs/accumulator.md")).unwrap();
-    let start = doc
-        .find(acc_growth::JOURNEY_START)
-        .expect("journey markers");
-    let end = doc.find(acc_growth::JOURNEY_END).expect("journey markers");
-    let last = doc[start..end].lines().last().unwrap();
+    let table = doc_blocks::between(&doc, acc_growth::JOURNEY_BLOCK).expect("journey markers");
+    let last = table.lines().last().unwrap();
     let cells: Vec<String> = last.split('|').map(|c| c.trim().replace(',', "")).collect();
     let expected: Vec<String> = acc
         .costs
