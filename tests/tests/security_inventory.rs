@@ -167,7 +167,7 @@ fn the_walk_covers_every_package() {
         "contracts/lean-elf.rs",
         "tests/assurance/build.rs",
         "crates/mmr-store/src/bin",
-        "tools/ckb-devnet/src/node.rs",
+        "crates/ckb-mmr-sdk/src/node.rs",
     ] {
         assert!(
             files.iter().any(|f| f.starts_with(must)),
