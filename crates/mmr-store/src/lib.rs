@@ -277,17 +277,18 @@ impl std::error::Error for Error {}
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// The MMR merge on the host: blake2b-256 "ckb-default-hash" of `left || right`, through
-/// `mmr-blake2b`'s specialised kernel. Implements the merge traits of the accumulator
-/// builders and of `ckb-merkle-mountain-range`.
-pub struct Blake2bMerge;
+/// `mmr-blake2b`'s specialised 32+32-byte merge kernel (not the reference blake2b-rs, which
+/// the tests hash with). Implements the merge traits of the accumulator builders and of
+/// `ckb-merkle-mountain-range`.
+pub struct KernelMerge;
 
-impl mmr_accumulator::Merge for Blake2bMerge {
+impl mmr_accumulator::Merge for KernelMerge {
     fn merge(left: &Hash, right: &Hash, out: &mut Hash) {
         mmr_blake2b::merge_into(left, right, out);
     }
 }
 
-impl ckb_merkle_mountain_range::Merge for Blake2bMerge {
+impl ckb_merkle_mountain_range::Merge for KernelMerge {
     type Item = Hash;
 
     fn merge(left: &Hash, right: &Hash) -> ckb_merkle_mountain_range::Result<Hash> {
@@ -374,7 +375,7 @@ impl Proof {
 
     /// Recomputes the root from the leaves and items (upstream `MerkleProof`).
     pub fn computed_root(&self) -> Option<Hash> {
-        ckb_merkle_mountain_range::MerkleProof::<Hash, Blake2bMerge>::new(
+        ckb_merkle_mountain_range::MerkleProof::<Hash, KernelMerge>::new(
             self.mmr_size,
             self.items.clone(),
         )
@@ -474,7 +475,7 @@ fn decode_record(bytes: &[u8; RECORD_LEN]) -> Option<(u64, Hash)> {
 }
 
 fn bag(peaks: &[Hash]) -> Option<Hash> {
-    build::bag::<Blake2bMerge>(peaks)
+    build::bag::<KernelMerge>(peaks)
 }
 
 /// Writes `bytes` to `dir/name` through a temporary file, fsync and rename, so the file is
@@ -953,7 +954,7 @@ impl Store {
             bound: mmr_size,
             error: std::cell::RefCell::new(None),
         };
-        let mmr = ckb_merkle_mountain_range::MMR::<Hash, Blake2bMerge, &View>::new(mmr_size, &view);
+        let mmr = ckb_merkle_mountain_range::MMR::<Hash, KernelMerge, &View>::new(mmr_size, &view);
         let proof = mmr.gen_proof(positions.clone());
         if let Some(e) = view.error.borrow_mut().take() {
             return Err(e);
@@ -1008,7 +1009,7 @@ impl Store {
     pub fn ancestry_proof(&self, old_size: u64, new_size: u64) -> Result<Vec<u8>> {
         let (old, new) = self.size_pair(old_size, new_size)?;
         let mut failed = None;
-        let proof = build::ancestry_proof_from_nodes::<Blake2bMerge>(old, new, |first, h| {
+        let proof = build::ancestry_proof_from_nodes::<KernelMerge>(old, new, |first, h| {
             let pos = node_pos(first, h);
             match self.node(pos) {
                 Ok(hash) if pos < new_size => hash,
