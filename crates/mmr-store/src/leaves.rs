@@ -116,3 +116,14 @@ impl<R: BufRead> Iterator for LeafReader<R> {
         None
     }
 }
+
+/// Reads every line of `reader` as leaves (see [`parse_leaf_line`]) and returns how many
+/// there are, without keeping them: the first pass of an all-or-nothing append of a file.
+pub fn count_leaves(reader: impl BufRead) -> Result<u64> {
+    let mut n = 0;
+    for leaf in LeafReader::new(reader) {
+        leaf?;
+        n += 1;
+    }
+    Ok(n)
+}
