@@ -1,21 +1,35 @@
-//! Strict molecule parse of `WitnessArgs` (a table of three `BytesOpt`), returning the
-//! `lock` field's bytes as a borrowed slice. Hand-written so contracts avoid the generated
-//! molecule code; the tests hold it against `ckb-types`' generated reader.
+//! Strict molecule parse of `WitnessArgs` (a table of three `BytesOpt`: lock, input_type,
+//! output_type), returning one field's bytes borrowed from the witness: the locks read `lock`,
+//! the accumulator's type script `input_type` or `output_type`. Hand-written so contracts
+//! avoid the generated molecule code; the tests hold it against `ckb-types`' generated reader.
 
 use crate::LockError;
+
+/// `WitnessArgs.lock`.
+pub const LOCK: usize = 0;
+/// `WitnessArgs.input_type`.
+pub const INPUT_TYPE: usize = 1;
+/// `WitnessArgs.output_type`.
+pub const OUTPUT_TYPE: usize = 2;
+
+const FIELDS: usize = 3;
+const HEADER: usize = 4 * (1 + FIELDS);
 
 fn read_u32(bytes: &[u8], at: usize) -> Option<usize> {
     let word: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
     Some(u32::from_le_bytes(word) as usize)
 }
 
-/// Returns `WitnessArgs.lock`, rejecting anything `WitnessArgsReader::verify(_, false)`
-/// rejects (wrong total size, field count other than 3, unordered offsets, a `Bytes` whose
-/// length header disagrees with its field).
-pub fn lock_field(witness: &[u8]) -> Result<&[u8], LockError> {
-    const FIELDS: usize = 3;
-    const HEADER: usize = 4 * (1 + FIELDS);
-    let bad = LockError::WitnessEncoding;
+/// Field `index` ([`LOCK`], [`INPUT_TYPE`], [`OUTPUT_TYPE`]) of a `WitnessArgs`, rejecting
+/// anything `WitnessArgsReader::verify(_, false)` rejects (wrong total size, field count
+/// other than 3, unordered offsets, a `Bytes` whose length header disagrees with its field).
+/// Every field is checked whichever one is returned. The errors are the caller's own exit
+/// codes, `encoding` for a malformed witness and `missing` for a `None` field, passed in
+/// rather than mapped afterwards: a `map_err` reorders the branches of the inlined walk,
+/// which costs the locks bytes.
+#[inline(always)]
+pub fn field<E: Copy>(witness: &[u8], index: usize, encoding: E, missing: E) -> Result<&[u8], E> {
+    let bad = encoding;
     let total = read_u32(witness, 0).ok_or(bad)?;
     if total != witness.len() || total < HEADER {
         return Err(bad);
@@ -28,7 +42,7 @@ pub fn lock_field(witness: &[u8]) -> Result<&[u8], LockError> {
         *offset = read_u32(witness, 4 + 4 * i).ok_or(bad)?;
     }
     offsets[FIELDS] = total;
-    let mut lock = None;
+    let mut found = None;
     for i in 0..FIELDS {
         let (start, end) = (offsets[i], offsets[i + 1]);
         // `get` rejects both unordered offsets and offsets past the end.
@@ -43,11 +57,22 @@ pub fn lock_field(witness: &[u8]) -> Result<&[u8], LockError> {
             }
             Some(&field[4..])
         };
-        if i == 0 {
-            lock = value;
+        if i == index {
+            found = value;
         }
     }
-    lock.ok_or(LockError::LockFieldMissing)
+    found.ok_or(missing)
+}
+
+/// Returns `WitnessArgs.lock`: `WitnessEncoding` for anything [`field`] rejects,
+/// `LockFieldMissing` when it is `None`.
+pub fn lock_field(witness: &[u8]) -> Result<&[u8], LockError> {
+    field(
+        witness,
+        LOCK,
+        LockError::WitnessEncoding,
+        LockError::LockFieldMissing,
+    )
 }
 
 #[cfg(test)]
@@ -92,6 +117,29 @@ mod tests {
         assert_eq!(lock_field(&w), Ok(&b""[..]));
         let w = witness_args(None, Some(b"x"), None);
         assert_eq!(lock_field(&w), Err(LockError::LockFieldMissing));
+    }
+
+    #[test]
+    fn reads_every_field() {
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        enum E {
+            Bad,
+            Missing,
+        }
+        fn get(w: &[u8], i: usize) -> Result<&[u8], E> {
+            field(w, i, E::Bad, E::Missing)
+        }
+        let w = witness_args(None, Some(b"in"), Some(b"out!"));
+        assert_eq!(get(&w, LOCK), Err(E::Missing));
+        assert_eq!(get(&w, INPUT_TYPE), Ok(&b"in"[..]));
+        assert_eq!(get(&w, OUTPUT_TYPE), Ok(&b"out!"[..]));
+        // A field that is not asked for is checked all the same.
+        let mut bad_output = witness_args(Some(b"abc"), None, Some(b"zz"));
+        // output_type's length header: 3 for its 2 bytes.
+        let header = bad_output.len() - 6;
+        bad_output[header] = 3;
+        assert_eq!(get(&bad_output, LOCK), Err(E::Bad));
+        assert_eq!(get(&bad_output, INPUT_TYPE), Err(E::Bad));
     }
 
     #[test]
