@@ -26,7 +26,8 @@ fn parse_u64(s: &str) -> u64 {
 
 /// (label, input, expected code or 0) for every line of the vector files.
 fn vectors() -> Vec<(String, LockInput, i8)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../contracts/c-verifier/host/vectors");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../contracts/c-verifier/host/vectors");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -88,13 +88,7 @@ fn only_the_library_crates_are_publishable_and_they_are_complete() {
     );
     for p in members.iter().filter(|p| publishable(p)) {
         let n = name(p);
-        for field in [
-            "description",
-            "license",
-            "repository",
-            "documentation",
-            "rust_version",
-        ] {
+        for field in ["description", "license", "documentation", "rust_version"] {
             assert!(p[field].is_string(), "{n} has no {field}");
         }
         for dep in p["dependencies"].as_array().unwrap() {
