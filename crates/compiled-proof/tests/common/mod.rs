@@ -8,34 +8,8 @@ use compiled_proof::{compile, FormatError};
 use mmr_lock::mmr::{leaf_index_to_pos, mmr_size_of};
 use rand::{Rng, RngCore};
 
-pub type Hash = [u8; 32];
-
-pub fn merge(left: &Hash, right: &Hash) -> Hash {
-    let mut out = [0u8; 32];
-    let mut hasher = blake2b_rs::Blake2bBuilder::new(32)
-        .personal(b"ckb-default-hash")
-        .build();
-    hasher.update(left);
-    hasher.update(right);
-    hasher.finalize(&mut out);
-    out
-}
-
-/// blake2b-256 "ckb-default-hash" for both our verifier and upstream.
-pub struct Blake;
-
-impl compiled_proof::Merge for Blake {
-    fn merge(left: &Hash, right: &Hash, out: &mut Hash) {
-        *out = merge(left, right);
-    }
-}
-
-impl ckb_merkle_mountain_range::Merge for Blake {
-    type Item = Hash;
-    fn merge(left: &Hash, right: &Hash) -> ckb_merkle_mountain_range::Result<Hash> {
-        Ok(merge(left, right))
-    }
-}
+/// The reference merge (blake2b-rs) and its `Merge` impls, shared with the other crates' tests.
+pub use reference_merge::{merge, Blake, Hash};
 
 /// Append-only node store; `&VecStore` is the MMR's store.
 #[derive(Default)]

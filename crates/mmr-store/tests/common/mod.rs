@@ -8,31 +8,7 @@ use std::path::{Path, PathBuf};
 pub type H = [u8; 32];
 
 /// blake2b-rs, not the store's kernel: the reference shares no hashing code with the store.
-pub fn ref_merge(left: &H, right: &H) -> H {
-    let mut out = [0u8; 32];
-    let mut hasher = blake2b_rs::Blake2bBuilder::new(32)
-        .personal(b"ckb-default-hash")
-        .build();
-    hasher.update(left);
-    hasher.update(right);
-    hasher.finalize(&mut out);
-    out
-}
-
-pub struct Ref;
-
-impl mmr_accumulator::Merge for Ref {
-    fn merge(left: &H, right: &H, out: &mut H) {
-        *out = ref_merge(left, right);
-    }
-}
-
-impl ckb_merkle_mountain_range::Merge for Ref {
-    type Item = H;
-    fn merge(left: &H, right: &H) -> ckb_merkle_mountain_range::Result<H> {
-        Ok(ref_merge(left, right))
-    }
-}
+pub use reference_merge::{merge as ref_merge, Blake as Ref};
 
 /// Leaf `i` of a test MMR tagged `tag`.
 pub fn leaf(tag: u64, i: u64) -> H {
