@@ -153,17 +153,14 @@ mod tests {
         );
     }
 
-    struct Rng(u64);
+    /// A seeded generator of numbers in `0..n`.
+    struct Rng(rand::rngs::StdRng);
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
+        fn new(seed: u64) -> Rng {
+            Rng(rand::SeedableRng::seed_from_u64(seed))
         }
         fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
+            rand::Rng::gen_range(&mut self.0, 0..n)
         }
     }
 
@@ -179,7 +176,7 @@ mod tests {
 
     #[test]
     fn random_subsets_match_level_count() {
-        let mut rng = Rng(42);
+        let mut rng = Rng::new(42);
         for round in 0..200_000u32 {
             let leaf_count = match round % 4 {
                 0 => 1 + rng.below(64),

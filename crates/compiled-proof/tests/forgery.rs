@@ -12,6 +12,7 @@ use compiled_proof::Command;
 use compiled_proof::FormatError;
 use mmr_lock::mmr::mmr_size_of;
 use rand::{rngs::StdRng, SeedableRng};
+use std::ops::RangeInclusive;
 
 struct Search<'a> {
     n: u64,
@@ -75,12 +76,18 @@ fn alphabet(items: &[Hash]) -> Vec<Command> {
     a
 }
 
-#[test]
-fn no_forgeries_one_leaf() {
-    let mut rng = StdRng::seed_from_u64(0xf0_0001);
-    let f = Fixture::random(&mut rng, 6);
+/// Runs `search` on a random MMR of each size in `sizes` (one fixture of the largest size, so
+/// every smaller MMR is its prefix), with the size's candidates as the values and items.
+fn each_size(
+    seed: u64,
+    sizes: RangeInclusive<u64>,
+    what: &str,
+    search: impl Fn(&Fixture, &mut Search, &[Hash]),
+) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let f = Fixture::random(&mut rng, *sizes.end() as usize);
     let (mut runs, mut accepted) = (0, 0);
-    for n in 1..=6u64 {
+    for n in sizes {
         let items = candidates(&f, n);
         let mut s = Search {
             n,
@@ -91,36 +98,31 @@ fn no_forgeries_one_leaf() {
             runs: 0,
             accepted: 0,
         };
-        for index in 0..=n {
-            for &value in &items {
-                s.dfs(&[(index, value)], &mut Vec::new());
-            }
-        }
-        // Every leaf has at least one accepted proof.
-        assert!(s.accepted >= n);
+        search(&f, &mut s, &items);
         eprintln!("n {n}: {} runs", s.runs);
         runs += s.runs;
         accepted += s.accepted;
     }
-    eprintln!("one leaf: {runs} streams run, {accepted} accepted, all true");
+    eprintln!("{what}: {runs} streams run, {accepted} accepted, all true");
+}
+
+#[test]
+fn no_forgeries_one_leaf() {
+    each_size(0xf0_0001, 1..=6, "one leaf", |_, s, items| {
+        for index in 0..=s.n {
+            for &value in items {
+                s.dfs(&[(index, value)], &mut Vec::new());
+            }
+        }
+        // Every leaf has at least one accepted proof.
+        assert!(s.accepted >= s.n);
+    });
 }
 
 #[test]
 fn no_forgeries_two_leaves() {
-    let mut rng = StdRng::seed_from_u64(0xf0_0002);
-    let f = Fixture::random(&mut rng, 4);
-    let (mut runs, mut accepted) = (0, 0);
-    for n in 2..=4u64 {
-        let items = candidates(&f, n);
-        let mut s = Search {
-            n,
-            root: f.root(n),
-            leaves: &f.leaves[..n as usize],
-            alphabet: alphabet(&items),
-            max_len: 6,
-            runs: 0,
-            accepted: 0,
-        };
+    each_size(0xf0_0002, 2..=4, "two leaves", |f, s, _| {
+        let n = s.n;
         // Values: the leaves and the nodes of height 1 (internal nodes posing as leaves).
         let values: Vec<Hash> = (0..mmr_size_of(n)).map(|pos| f.node(pos)).collect();
         for i in 0..n {
@@ -133,9 +135,5 @@ fn no_forgeries_two_leaves() {
             }
         }
         assert!(s.accepted >= n * (n - 1) / 2);
-        eprintln!("n {n}: {} runs", s.runs);
-        runs += s.runs;
-        accepted += s.accepted;
-    }
-    eprintln!("two leaves: {runs} streams run, {accepted} accepted, all true");
+    });
 }

@@ -420,36 +420,14 @@ fn stack_misuse() {
         run(&leaf0, &[BagRhs(root)], &f.root(4), 4),
         Err(BagRhsTooFewPeaks)
     );
-    assert_eq!(
-        run(
-            &leaf4,
-            &[
-                PeakProof(p[0]),
-                Leaf,
-                Proof(f.leaves[5]),
-                Peak,
-                BagRhs(p[2])
-            ],
-            &root,
-            n
-        ),
-        Err(BagRhsTooFewPeaks)
-    );
-    assert_eq!(
-        run(
-            &leaf4,
-            &[
-                PeakProof(p[0]),
-                Leaf,
-                Proof(f.leaves[5]),
-                Peak,
-                PeakProof(p[2])
-            ],
-            &root,
-            n
-        ),
-        Ok(())
-    );
+    // With one peak left, the same stream ends rightly in PEAK_PROOF, never in BAG_RHS.
+    for (last, verdict) in [
+        (BagRhs(p[2]), Err(BagRhsTooFewPeaks)),
+        (PeakProof(p[2]), Ok(())),
+    ] {
+        let cmds = [PeakProof(p[0]), Leaf, Proof(f.leaves[5]), Peak, last];
+        assert_eq!(run(&leaf4, &cmds, &root, n), verdict, "ending in {last:?}");
+    }
 
     // Stack overflow: 65 leaves pushed into a 2^49-leaf peak.
     let big = 1u64 << 49;

@@ -17,6 +17,25 @@ struct Params {
     salt: Option<[u8; 16]>,
 }
 
+/// A builder of either implementation with the parameters of `$params` (both builders have
+/// the same methods but share no trait).
+macro_rules! configure {
+    ($params:expr, $builder:ty) => {{
+        let p: &Params = $params;
+        let mut b = <$builder>::new(p.out_len);
+        if let Some(personal) = &p.personal {
+            b = b.personal(personal);
+        }
+        if let Some(salt) = &p.salt {
+            b = b.salt(salt);
+        }
+        if !p.key.is_empty() {
+            b = b.key(&p.key);
+        }
+        b
+    }};
+}
+
 impl Params {
     fn random(rng: &mut StdRng, out_len: usize) -> Self {
         let key = if rng.gen_bool(0.5) {
@@ -36,30 +55,11 @@ impl Params {
     }
 
     fn ours(&self) -> mmr_blake2b::Blake2bBuilder {
-        let mut b = mmr_blake2b::Blake2bBuilder::new(self.out_len);
-        if let Some(p) = &self.personal {
-            b = b.personal(p);
-        }
-        if let Some(s) = &self.salt {
-            b = b.salt(s);
-        }
-        if !self.key.is_empty() {
-            b = b.key(&self.key);
-        }
-        b
+        configure!(self, mmr_blake2b::Blake2bBuilder)
     }
 
     fn reference(&self, data: &[u8]) -> Vec<u8> {
-        let mut b = blake2b_rs::Blake2bBuilder::new(self.out_len);
-        if let Some(p) = &self.personal {
-            b = b.personal(p);
-        }
-        if let Some(s) = &self.salt {
-            b = b.salt(s);
-        }
-        if !self.key.is_empty() {
-            b = b.key(&self.key);
-        }
+        let b = configure!(self, blake2b_rs::Blake2bBuilder);
         let mut h = b.build();
         h.update(data);
         // Pre-filled so that a reference that silently wrote nothing cannot match.
