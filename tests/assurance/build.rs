@@ -10,12 +10,17 @@ fn main() {
     for f in ["compiled_proof.h", "lock_common.h"] {
         println!("cargo:rerun-if-changed={}", c_dir.join(f).display());
     }
+    println!(
+        "cargo:rerun-if-changed={}",
+        c_dir.join("host/emulated_deps.h").display()
+    );
     println!("cargo:rerun-if-changed=csrc/c_core.c");
     println!("cargo:rerun-if-env-changed=CC");
     let mut build = cc::Build::new();
     build
         .file("csrc/c_core.c")
         .include(&c_dir)
+        .include(c_dir.join("host"))
         .std("gnu11")
         .opt_level(2)
         .warnings(true)

@@ -10,6 +10,9 @@
 #include "compiled_proof.h"
 #include "lock_common.h"
 
+/* contracts/c-verifier/host: the cell-dep loads, as the host harness emulates them. */
+#include "emulated_deps.h"
+
 extern void assurance_merge(uint8_t *out, const uint8_t *left, const uint8_t *right);
 
 static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]) {
@@ -23,45 +26,7 @@ int assurance_c_verify(const uint8_t *payload, uint64_t len, uint64_t leaf_count
 }
 
 /* A cell dep of the emulated transaction, as src/native.rs's CellDepFfi lays it out. */
-typedef struct {
-  int32_t typed;
-  uint8_t type_hash[32];
-  const uint8_t *data;
-  uint64_t data_len;
-} assurance_dep_t;
-
-typedef struct {
-  const assurance_dep_t *deps;
-  uint64_t count;
-} assurance_deps_t;
-
-static int dep_type_hash(void *ctx, uint64_t index, uint8_t out[32]) {
-  const assurance_deps_t *t = ctx;
-  if (index >= t->count) {
-    return MMR_DEP_END;
-  }
-  if (!t->deps[index].typed) {
-    return MMR_DEP_NO_TYPE;
-  }
-  for (int i = 0; i < 32; i++) {
-    out[i] = t->deps[index].type_hash[i];
-  }
-  return MMR_OK;
-}
-
-/* As the syscall: at most *len bytes copied, *len set to the data's full length. */
-static int dep_data(void *ctx, uint64_t index, uint8_t *buf, uint64_t *len) {
-  const assurance_deps_t *t = ctx;
-  if (index >= t->count) {
-    return MMR_ERR_SYSCALL;
-  }
-  const assurance_dep_t *d = &t->deps[index];
-  for (uint64_t i = 0; i < d->data_len && i < *len; i++) {
-    buf[i] = d->data[i];
-  }
-  *len = d->data_len;
-  return MMR_OK;
-}
+typedef emulated_dep_t assurance_dep_t;
 
 /* contracts/c-verifier/verifier.c's plain and by-reference modes after its two loads, in its order: args (1, 2,
  * 8; by reference 90, 91, 92, 8 from the given cell deps), witness 0 missing (3), longer than
@@ -72,8 +37,8 @@ static int dep_data(void *ctx, uint64_t index, uint8_t *buf, uint64_t *len) {
 int assurance_c_lock(uint8_t *args, uint64_t args_len, uint64_t room, const uint8_t *witness,
                      uint64_t witness_len, int has_witness, const assurance_dep_t *deps,
                      uint64_t dep_count) {
-  const assurance_deps_t t = {deps, dep_count};
-  const mmr_dep_env_t env = {dep_type_hash, dep_data, (void *)&t};
+  const emulated_deps_t t = {deps, dep_count, UINT64_MAX};
+  const mmr_dep_env_t env = {emulated_dep_type_hash, emulated_dep_data, (void *)&t};
   mmr_lock_args_t a;
   int rc = mmr_parse_args(args, args_len, room, &env, &a);
   if (rc != MMR_OK) {

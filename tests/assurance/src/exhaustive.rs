@@ -158,57 +158,153 @@ impl Stats {
 
     pub fn report(&self) -> String {
         let mut s = String::new();
-        let mut line = |k: &str, v: u64| s.push_str(&format!("{k:<58} {v:>14}\n"));
-        line("MMRs searched", self.mmrs);
-        line("baseline 1-leaf payloads (literal)", self.baseline_single);
-        line("  accepted", self.baseline_single_accepted);
-        line(
-            "  shape-valid, translated to compiled (Rust, C, model)",
-            self.translated,
-        );
-        line(
-            "compiled 1-leaf (index, skeleton) pairs x 2 fillings",
-            self.compiled_single_skeletons,
-        );
-        line(
-            "compiled 1-leaf payloads, value pass",
-            self.compiled_single_values,
-        );
-        line("  accepted", self.compiled_single_accepted);
-        line(
-            "baseline 2-leaf (positions, item count) shapes x 2 fillings",
-            self.baseline_pair_shapes,
-        );
-        line(
-            "baseline 2-leaf payloads, value pass (+ translated)",
-            self.baseline_pair_values,
-        );
-        line("  accepted", self.baseline_pair_accepted);
-        line(
-            "compiled 2-leaf (indexes, skeleton) pairs x 2 fillings",
-            self.compiled_pair_skeletons,
-        );
-        line(
-            "compiled 2-leaf payloads, value pass",
-            self.compiled_pair_values,
-        );
-        line("  accepted", self.compiled_pair_accepted);
-        line("honest proofs (all accepted)", self.honest);
-        line("verifier runs (baseline, compiled, C, model)", self.runs);
-        line("forgeries accepted: baseline", self.forgeries_baseline);
-        line(
-            "forgeries accepted: compiled (Rust)",
-            self.forgeries_compiled,
-        );
-        line("forgeries accepted: C", self.forgeries_c);
-        line("forgeries accepted: model", self.forgeries_model);
-        line("honest proofs rejected", self.honest_rejected);
-        line("disagreements", self.disagreements);
-        line("undocumented exit codes", self.undocumented);
+        let rows = [
+            ("MMRs searched", self.mmrs),
+            ("baseline 1-leaf payloads (literal)", self.baseline_single),
+            ("  accepted", self.baseline_single_accepted),
+            (
+                "  shape-valid, translated to compiled (Rust, C, model)",
+                self.translated,
+            ),
+            (
+                "compiled 1-leaf (index, skeleton) pairs x 2 fillings",
+                self.compiled_single_skeletons,
+            ),
+            (
+                "compiled 1-leaf payloads, value pass",
+                self.compiled_single_values,
+            ),
+            ("  accepted", self.compiled_single_accepted),
+            (
+                "baseline 2-leaf (positions, item count) shapes x 2 fillings",
+                self.baseline_pair_shapes,
+            ),
+            (
+                "baseline 2-leaf payloads, value pass (+ translated)",
+                self.baseline_pair_values,
+            ),
+            ("  accepted", self.baseline_pair_accepted),
+            (
+                "compiled 2-leaf (indexes, skeleton) pairs x 2 fillings",
+                self.compiled_pair_skeletons,
+            ),
+            (
+                "compiled 2-leaf payloads, value pass",
+                self.compiled_pair_values,
+            ),
+            ("  accepted", self.compiled_pair_accepted),
+            ("honest proofs (all accepted)", self.honest),
+            ("verifier runs (baseline, compiled, C, model)", self.runs),
+            ("forgeries accepted: baseline", self.forgeries_baseline),
+            (
+                "forgeries accepted: compiled (Rust)",
+                self.forgeries_compiled,
+            ),
+            ("forgeries accepted: C", self.forgeries_c),
+            ("forgeries accepted: model", self.forgeries_model),
+            ("honest proofs rejected", self.honest_rejected),
+            ("disagreements", self.disagreements),
+            ("undocumented exit codes", self.undocumented),
+        ];
+        for (k, v) in rows {
+            s.push_str(&format!("{k:<58} {v:>14}\n"));
+        }
         for f in &self.findings {
             s.push_str(&format!("FINDING: {f}\n"));
         }
         s
+    }
+}
+
+/// A native core whose exit codes the search judges.
+#[derive(Clone, Copy)]
+enum Core {
+    Rust,
+    C,
+    Baseline,
+}
+
+impl Core {
+    fn name(self) -> &'static str {
+        match self {
+            Core::Rust => "Rust",
+            Core::C => "C",
+            Core::Baseline => "baseline",
+        }
+    }
+
+    fn forgeries(self, st: &mut Stats) -> &mut u64 {
+        match self {
+            Core::Rust => &mut st.forgeries_compiled,
+            Core::C => &mut st.forgeries_c,
+            Core::Baseline => &mut st.forgeries_baseline,
+        }
+    }
+}
+
+/// Records one payload's verdicts: the cores' exit `codes` (all must agree) against the
+/// model's `accepts`, each code documented, no forgery accepted (`genuine` false) and an
+/// `honest` proof accepted by all.
+fn judge(
+    st: &mut Stats,
+    tag: &str,
+    codes: &[(Core, i8)],
+    accepts: bool,
+    documented: fn(i8) -> bool,
+    genuine: bool,
+    honest: bool,
+) {
+    st.runs += codes.len() as u64 + 1;
+    let listed = || {
+        let each: Vec<String> = codes
+            .iter()
+            .map(|(k, c)| format!("{} {c}", k.name()))
+            .collect();
+        each.join(", ")
+    };
+    let (first, code) = codes[0];
+    for &(core, other) in &codes[1..] {
+        if other != code {
+            st.disagreements += 1;
+            st.finding(format!(
+                "{tag}: {} {code} != {} {other}",
+                first.name(),
+                core.name()
+            ));
+        }
+    }
+    if (code == 0) != accepts {
+        st.disagreements += 1;
+        st.finding(format!(
+            "{tag}: {} {code}, model accepts={accepts}",
+            first.name()
+        ));
+    }
+    if !codes.iter().all(|&(_, c)| documented(c)) {
+        st.undocumented += 1;
+        st.finding(format!("{tag}: undocumented code ({})", listed()));
+    }
+    if !genuine {
+        for &(core, c) in codes {
+            if c == 0 {
+                *core.forgeries(st) += 1;
+                st.finding(format!("{tag}: FORGERY accepted by {}", core.name()));
+            }
+        }
+        if accepts {
+            st.forgeries_model += 1;
+            st.finding(format!("{tag}: FORGERY accepted by the model"));
+        }
+    }
+    if honest {
+        st.honest += 1;
+        if codes.iter().any(|&(_, c)| c != 0) || !accepts {
+            st.honest_rejected += 1;
+            st.finding(format!(
+                "{tag}: honest proof rejected ({}, model {accepts})",
+                listed()
+            ));
+        }
     }
 }
 
@@ -250,44 +346,17 @@ impl Ctx {
         let r = native::compiled_payload(payload, root, self.n);
         let c = native::c_payload(payload, root, self.n);
         let m = model::compiled_accepts(payload, root, self.n);
-        st.runs += 3;
-        let tag = || format!("n={} compiled payload {}", self.n, crate::hex(payload));
-        if r != c {
-            st.disagreements += 1;
-            st.finding(format!("{}: Rust {r} != C {c}", tag()));
-        }
-        if (r == 0) != m {
-            st.disagreements += 1;
-            st.finding(format!("{}: Rust {r}, model accepts={m}", tag()));
-        }
-        if !crate::documented_compiled(r) || !crate::documented_compiled(c) {
-            st.undocumented += 1;
-            st.finding(format!("{}: undocumented code Rust {r} C {c}", tag()));
-        }
-        if !genuine {
-            if r == 0 {
-                st.forgeries_compiled += 1;
-                st.finding(format!("{}: FORGERY accepted by Rust", tag()));
-            }
-            if c == 0 {
-                st.forgeries_c += 1;
-                st.finding(format!("{}: FORGERY accepted by C", tag()));
-            }
-            if m {
-                st.forgeries_model += 1;
-                st.finding(format!("{}: FORGERY accepted by the model", tag()));
-            }
-        }
-        if honest {
-            st.honest += 1;
-            if r != 0 || c != 0 || !m {
-                st.honest_rejected += 1;
-                st.finding(format!(
-                    "{}: honest proof rejected (Rust {r}, C {c}, model {m})",
-                    tag()
-                ));
-            }
-        }
+        let codes = [(Core::Rust, r), (Core::C, c)];
+        let tag = format!("n={} compiled payload {}", self.n, crate::hex(payload));
+        judge(
+            st,
+            &tag,
+            &codes,
+            m,
+            crate::documented_compiled,
+            genuine,
+            honest,
+        );
         r
     }
 
@@ -296,36 +365,17 @@ impl Ctx {
         let root = &self.mmr.root;
         let b = native::baseline_payload(payload, root, self.size, self.n);
         let m = model::baseline_accepts(payload, root, self.n);
-        st.runs += 2;
-        let tag = || format!("n={} baseline payload {}", self.n, crate::hex(payload));
-        if (b == 0) != m {
-            st.disagreements += 1;
-            st.finding(format!("{}: baseline {b}, model accepts={m}", tag()));
-        }
-        if !crate::documented_baseline(b) {
-            st.undocumented += 1;
-            st.finding(format!("{}: undocumented code {b}", tag()));
-        }
-        if !genuine {
-            if b == 0 {
-                st.forgeries_baseline += 1;
-                st.finding(format!("{}: FORGERY accepted by baseline", tag()));
-            }
-            if m {
-                st.forgeries_model += 1;
-                st.finding(format!("{}: FORGERY accepted by the model", tag()));
-            }
-        }
-        if honest {
-            st.honest += 1;
-            if b != 0 || !m {
-                st.honest_rejected += 1;
-                st.finding(format!(
-                    "{}: honest proof rejected (baseline {b}, model {m})",
-                    tag()
-                ));
-            }
-        }
+        let tag = format!("n={} baseline payload {}", self.n, crate::hex(payload));
+        let codes = [(Core::Baseline, b)];
+        judge(
+            st,
+            &tag,
+            &codes,
+            m,
+            crate::documented_baseline,
+            genuine,
+            honest,
+        );
         b
     }
 

@@ -112,20 +112,13 @@ pub fn mutants_of(pc: u64, inst: Inst) -> Vec<Mutant> {
             );
         }
         Inst::OpImm { op, rd, rs1, imm } => {
+            let with_imm = |imm| Inst::OpImm { op, rd, rs1, imm };
             match op {
                 BinOp::Ror => {
                     for k in [32, 24, 16, 63, imm - 1] {
                         let k = k.rem_euclid(64);
                         if k != imm {
-                            push(
-                                Inst::OpImm {
-                                    op,
-                                    rd,
-                                    rs1,
-                                    imm: k,
-                                },
-                                format!("rotation {imm} -> {k}"),
-                            );
+                            push(with_imm(k), format!("rotation {imm} -> {k}"));
                         }
                     }
                 }
@@ -144,34 +137,12 @@ pub fn mutants_of(pc: u64, inst: Inst) -> Vec<Mutant> {
                         },
                         format!("{} -> {}", op.mnemonic(), swapped.mnemonic()),
                     );
-                    push(
-                        Inst::OpImm {
-                            op,
-                            rd,
-                            rs1,
-                            imm: imm + 8,
-                        },
-                        format!("immediate {imm} -> {}", imm + 8),
-                    );
-                    push(
-                        Inst::OpImm {
-                            op,
-                            rd,
-                            rs1,
-                            imm: imm ^ 1,
-                        },
-                        format!("immediate {imm} -> {}", imm ^ 1),
-                    );
+                    push(with_imm(imm + 8), format!("immediate {imm} -> {}", imm + 8));
                 }
-                _ => push(
-                    Inst::OpImm {
-                        op,
-                        rd,
-                        rs1,
-                        imm: imm ^ 1,
-                    },
-                    format!("immediate {imm} -> {}", imm ^ 1),
-                ),
+                _ => {}
+            }
+            if op != BinOp::Ror {
+                push(with_imm(imm ^ 1), format!("immediate {imm} -> {}", imm ^ 1));
             }
             push(
                 Inst::OpImm {

@@ -90,20 +90,16 @@ fn g<A: Words>(
     x: A::W,
     y: A::W,
 ) {
-    let t = w.add(v[a], v[b]);
-    v[a] = w.add(t, x);
-    let t = w.xor(v[d], v[a]);
-    v[d] = w.rotr(t, 32);
-    v[c] = w.add(v[c], v[d]);
-    let t = w.xor(v[b], v[c]);
-    v[b] = w.rotr(t, 24);
-    let t = w.add(v[a], v[b]);
-    v[a] = w.add(t, y);
-    let t = w.xor(v[d], v[a]);
-    v[d] = w.rotr(t, 16);
-    v[c] = w.add(v[c], v[d]);
-    let t = w.xor(v[b], v[c]);
-    v[b] = w.rotr(t, 63);
+    // The RFC's two halves: message word x with R1, R2, then y with R3, R4.
+    for (word, r_d, r_b) in [(x, 32, 24), (y, 16, 63)] {
+        let t = w.add(v[a], v[b]);
+        v[a] = w.add(t, word);
+        let t = w.xor(v[d], v[a]);
+        v[d] = w.rotr(t, r_d);
+        v[c] = w.add(v[c], v[d]);
+        let t = w.xor(v[b], v[c]);
+        v[b] = w.rotr(t, r_b);
+    }
 }
 
 /// The compression function F (RFC 7693 section 3.2): 12 rounds, `t` the byte offset
