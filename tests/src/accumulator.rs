@@ -176,3 +176,30 @@ impl AccumulatorChain {
         self.run(tx)
     }
 }
+
+/// The host hash for building MMRs and accumulator payloads (mmr-blake2b's portable path).
+pub struct Host;
+
+impl mmr_accumulator::Merge for Host {
+    fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+        mmr_blake2b::merge_into(left, right, out);
+    }
+}
+
+/// `n` distinct leaves of the accumulator tests: `0xa5` bytes with `i` in the first eight.
+pub fn leaves(n: u64) -> Vec<[u8; 32]> {
+    (0..n)
+        .map(|i| {
+            let mut l = [0xa5; 32];
+            l[..8].copy_from_slice(&i.to_le_bytes());
+            l
+        })
+        .collect()
+}
+
+/// The commitment (root || mmr_size) of the MMR of `all`.
+pub fn commit(all: &[[u8; 32]]) -> [u8; 40] {
+    mmr_accumulator::build::commitment::<Host>(all)
+        .unwrap()
+        .to_bytes()
+}

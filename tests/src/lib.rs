@@ -6,7 +6,7 @@ use ckb_mmr_sdk::Workload;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellInput, CellOutput},
+    packed::{CellInput, CellOutput, OutPoint},
     prelude::*,
 };
 use ckb_testtool::context::Context;
@@ -92,8 +92,26 @@ pub struct LockInput {
 /// A transaction spending one cell locked by `verifier`, as ckb-testtool would send it.
 pub fn build_tx(context: &mut Context, verifier: Verifier, input: &LockInput) -> TransactionView {
     let out_point = context.deploy_cell(verifier.binary());
+    let tx = spend(
+        context,
+        &out_point,
+        input.args.clone(),
+        input.witness.clone(),
+    );
+    context.complete_tx(tx.build())
+}
+
+/// A transaction, not yet completed with its cell deps: one input locked by the code at
+/// `code` (hash_type data2) with `args`, one output under the same lock, and `witness` (if
+/// any) as witness 0.
+pub fn spend(
+    context: &mut Context,
+    code: &OutPoint,
+    args: Bytes,
+    witness: Option<Bytes>,
+) -> TransactionBuilder {
     let lock = context
-        .build_script_with_hash_type(&out_point, ScriptHashType::Data2, input.args.clone())
+        .build_script_with_hash_type(code, ScriptHashType::Data2, args)
         .expect("script");
     let cell = context.create_cell(
         CellOutput::new_builder()
@@ -106,14 +124,14 @@ pub fn build_tx(context: &mut Context, verifier: Verifier, input: &LockInput) ->
         .capacity(900_000_000_000u64)
         .lock(lock)
         .build();
-    let mut tx = TransactionBuilder::default()
+    let tx = TransactionBuilder::default()
         .input(CellInput::new_builder().previous_output(cell).build())
         .output(output)
         .output_data(Bytes::new().pack());
-    if let Some(w) = &input.witness {
-        tx = tx.witness(w.pack());
+    match witness {
+        Some(w) => tx.witness(w.pack()),
+        None => tx,
     }
-    context.complete_tx(tx.build())
 }
 
 /// Runs one lock script in ckb-script.
@@ -145,4 +163,13 @@ pub fn with_payload(w: &Workload, payload: &[u8]) -> LockInput {
         args: w.lock_args().into(),
         witness: Some(ckb_mmr_sdk::witness_args_with_lock(payload).into()),
     }
+}
+
+/// A row `| code | `Name` | ... |` of an exit-code table in docs/ as (code, Name); `None` for
+/// any other line (the header, its rule, prose).
+pub fn doc_code_row(line: &str) -> Option<(i8, String)> {
+    let mut cells = line.split('|').skip(1).map(str::trim);
+    let code = cells.next()?.parse().ok()?;
+    let name = cells.next()?.trim_matches('`');
+    Some((code, name.to_string()))
 }

@@ -6,6 +6,7 @@
 
 use crate::{Verifier, MAX_CYCLES};
 use ckb_mmr_sdk::script::SECP256K1_BLAKE160_CODE_HASH;
+use ckb_mmr_sdk::{Mode, Workload};
 use ckb_testtool::ckb_crypto::secp::Privkey;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
@@ -179,6 +180,16 @@ impl Chain {
             .expect("verifier deployed")
     }
 
+    /// CKB's always-success lock, deployed here: an owner whose lock costs constant cycles.
+    pub fn always_success_lock(&mut self) -> Script {
+        let dep = self
+            .context
+            .deploy_cell(ckb_testtool::builtin::ALWAYS_SUCCESS.clone());
+        self.context
+            .build_script_with_hash_type(&dep, ScriptHashType::Data2, Bytes::new())
+            .expect("always-success deployed")
+    }
+
     /// A live cell locked by `lock`, as an input.
     pub fn cell(&mut self, lock: Script, capacity: u64) -> CellInput {
         let out_point = self.context.create_cell(
@@ -203,6 +214,41 @@ impl Chain {
             .verify_tx(tx, MAX_CYCLES)
             .map_err(|e| e.to_string())
     }
+}
+
+/// Cycles of the MMR lock alone in a two-input owner-mode spend (the MMR cell, then the
+/// owner's always-success cell): the transaction's total less the owner's lock run alone.
+pub fn owner_mode_cycles(v: Verifier, w: &Workload) -> u64 {
+    let mut chain = Chain::new(v);
+    let owner_lock = chain.always_success_lock();
+    let paying = |lock: Script, capacity: u64| {
+        TransactionBuilder::default()
+            .output(
+                CellOutput::new_builder()
+                    .capacity(capacity)
+                    .lock(lock)
+                    .build(),
+            )
+            .output_data(Bytes::new().pack())
+    };
+    let owner_alone = {
+        let input = chain.cell(owner_lock.clone(), 100);
+        let tx = chain.complete(paying(owner_lock.clone(), 100).input(input));
+        chain.verify(&tx).expect("always success")
+    };
+    let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
+    let mmr_input = chain.cell(mmr_lock, 100);
+    let owner_input = chain.cell(owner_lock.clone(), 100);
+    let witness = ckb_mmr_sdk::witness_args_with_lock(&crate::payload(v, w));
+    let tx = paying(owner_lock, 200)
+        .input(mmr_input)
+        .input(owner_input)
+        .witness(Bytes::from(witness).pack());
+    let tx = chain.complete(tx);
+    let total = chain
+        .verify(&tx)
+        .unwrap_or_else(|e| panic!("{v:?}: owner-mode spend rejected: {e}"));
+    total - owner_alone
 }
 
 /// The exit code and failing script of a rejected transaction: ckb-script reports which

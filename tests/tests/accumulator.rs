@@ -10,19 +10,10 @@ use ckb_testtool::ckb_types::{
     prelude::*,
 };
 use mmr_accumulator::build::{self, Nodes};
-use mmr_accumulator::{tag, Commitment, Error, Merge, Shape};
+use mmr_accumulator::{tag, Commitment, Error, Shape};
 use mmr_lock::mmr::mmr_size_of;
-use tests::accumulator::{type_id, witness, AccumulatorChain, UPDATED_ID};
+use tests::accumulator::{commit, leaves, type_id, witness, AccumulatorChain, Host, UPDATED_ID};
 use tests::{release_dir, Outcome, MAX_CYCLES};
-
-/// The host hash (mmr-blake2b's portable path).
-struct Host;
-
-impl Merge for Host {
-    fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
-        mmr_blake2b::merge_into(left, right, out);
-    }
-}
 
 /// Cycles of one merge on the assembly kernel (docs/hashing.md).
 const MERGE_CYCLES: u64 = 1_299;
@@ -43,20 +34,6 @@ fn lock_cycles(chain: &mut AccumulatorChain, tx: &TransactionView) -> u64 {
     }
     let plain = chain.context.complete_tx(plain.build());
     chain.context.verify_tx(&plain, MAX_CYCLES).unwrap()
-}
-
-fn leaves(n: u64) -> Vec<[u8; 32]> {
-    (0..n)
-        .map(|i| {
-            let mut l = [0xa5; 32];
-            l[..8].copy_from_slice(&i.to_le_bytes());
-            l
-        })
-        .collect()
-}
-
-fn commit(all: &[[u8; 32]]) -> [u8; 40] {
-    build::commitment::<Host>(all).unwrap().to_bytes()
 }
 
 fn rejected(e: Error) -> Outcome {
@@ -346,14 +323,7 @@ fn exit_code_tables_are_the_error_enum() {
             .nth(1)
             .and_then(|t| t.split(to).next())
             .unwrap_or_else(|| panic!("{doc}: no section {from:?}"));
-        let rows: Vec<(i8, String)> = section
-            .lines()
-            .filter_map(|l| {
-                let mut cells = l.split('|').skip(1).map(str::trim);
-                let code = cells.next()?.parse().ok()?;
-                Some((code, cells.next()?.trim_matches('`').to_string()))
-            })
-            .collect();
+        let rows: Vec<(i8, String)> = section.lines().filter_map(tests::doc_code_row).collect();
         assert_eq!(rows, expected, "{doc}'s table (left), Error::ALL (right)");
     }
 }

@@ -20,11 +20,8 @@ fn debugger_agrees_with_testtool() {
         let dir = std::env::temp_dir().join(format!("mmr-debugger-{}-{seed}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("tx.json");
-        std::fs::write(
-            &file,
-            serde_json::to_string(&tx::mock_transaction(&cells)).unwrap(),
-        )
-        .unwrap();
+        let json = serde_json::to_string(&tx::mock_transaction(&cells)).unwrap();
+        std::fs::write(&file, json).unwrap();
         for (i, &v) in verifiers.iter().enumerate() {
             let dbg = ckb_mmr_sdk::debugger::run_lock(&file, i).unwrap();
             assert_eq!(dbg.result, 0, "{v:?} seed {seed}");

@@ -22,15 +22,12 @@ mod by_reference_tx;
 #[path = "merge_bench_tx/mod.rs"]
 mod merge_bench_tx;
 
-use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
-use ckb_testtool::ckb_types::{
-    bytes::Bytes, core::ScriptHashType, core::TransactionBuilder, packed::CellOutput,
-    packed::Script, prelude::*,
-};
+use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
+use ckb_testtool::ckb_types::prelude::*;
 use doc_blocks::thousands;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
-use tests::owner::Chain;
+use tests::owner::{owner_mode_cycles, Chain};
 use tests::{available_verifiers, honest, payload, run, Outcome, Verifier};
 
 fn readme() -> PathBuf {
@@ -69,53 +66,6 @@ fn check_block(path: &Path, name: &str, fresh: &str) {
     );
 }
 
-fn always_success(chain: &mut Chain) -> Script {
-    let dep = chain
-        .context
-        .deploy_cell(ckb_testtool::builtin::ALWAYS_SUCCESS.clone());
-    chain
-        .context
-        .build_script_with_hash_type(&dep, ScriptHashType::Data2, Bytes::new())
-        .unwrap()
-}
-
-fn output(lock: Script, capacity: u64) -> CellOutput {
-    CellOutput::new_builder()
-        .capacity(capacity)
-        .lock(lock)
-        .build()
-}
-
-/// Cycles of the MMR lock alone in a two-input owner-mode spend (the MMR cell, then the
-/// owner's always-success cell): the transaction's total less the owner's lock run alone.
-fn owner_mode_cycles(v: Verifier, w: &Workload) -> u64 {
-    let mut chain = Chain::new(v);
-    let owner_lock = always_success(&mut chain);
-    let owner_alone = {
-        let input = chain.cell(owner_lock.clone(), 100);
-        let tx = TransactionBuilder::default()
-            .input(input)
-            .output(output(owner_lock.clone(), 100))
-            .output_data(Bytes::new().pack());
-        let tx = chain.complete(tx);
-        chain.verify(&tx).expect("always success")
-    };
-    let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
-    let mmr_input = chain.cell(mmr_lock, 100);
-    let owner_input = chain.cell(owner_lock.clone(), 100);
-    let tx = TransactionBuilder::default()
-        .input(mmr_input)
-        .input(owner_input)
-        .output(output(owner_lock, 200))
-        .output_data(Bytes::new().pack())
-        .witness(Bytes::from(ckb_mmr_sdk::witness_args_with_lock(&payload(v, w))).pack());
-    let tx = chain.complete(tx);
-    let total = chain
-        .verify(&tx)
-        .unwrap_or_else(|e| panic!("{v:?}: owner-mode spend rejected: {e}"));
-    total - owner_alone
-}
-
 /// One row of the owner-mode measurement: plain, owner as the first proved leaf, as the last.
 struct OwnerRow {
     name: &'static str,
@@ -133,7 +83,8 @@ fn owner_rows() -> &'static [OwnerRow] {
 fn measure_owner_rows() -> Vec<OwnerRow> {
     let owner_hash: [u8; 32] = {
         let mut chain = Chain::new(Verifier::Compiled);
-        always_success(&mut chain)
+        chain
+            .always_success_lock()
             .calc_script_hash()
             .as_slice()
             .try_into()

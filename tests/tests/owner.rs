@@ -11,7 +11,7 @@ use ckb_testtool::ckb_types::{
     prelude::*,
 };
 use mmr_lock::LockError;
-use tests::owner::{failure, Chain, Owner};
+use tests::owner::{failure, owner_mode_cycles, Chain, Owner};
 use tests::{available_verifiers, payload, Verifier};
 
 const OWNER_NOT_FOUND: i8 = LockError::OwnerNotFound.code();
@@ -357,40 +357,6 @@ fn script_hashes_match_ckb_types() {
     );
 }
 
-/// Cycles of the MMR lock alone in a two-input transaction (MMR cell + owner), as the total
-/// minus the owner's: the owner here is the always-success lock, whose cycles are constant.
-fn owner_mode_cycles(
-    v: Verifier,
-    w: &Workload,
-    owner_lock_of: impl Fn(&mut Chain) -> ckb_testtool::ckb_types::packed::Script,
-) -> u64 {
-    let mut chain = Chain::new(v);
-    let owner_lock = owner_lock_of(&mut chain);
-    let owner_alone = {
-        let input = chain.cell(owner_lock.clone(), 100);
-        let tx = TransactionBuilder::default()
-            .input(input)
-            .output(output(owner_lock.clone(), 100))
-            .output_data(Bytes::new().pack());
-        let tx = chain.complete(tx);
-        chain.verify(&tx).expect("always success")
-    };
-    let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
-    let mmr_input = chain.cell(mmr_lock, 100);
-    let owner_input = chain.cell(owner_lock.clone(), 100);
-    let tx = TransactionBuilder::default()
-        .input(mmr_input)
-        .input(owner_input)
-        .output(output(owner_lock, 200))
-        .output_data(Bytes::new().pack())
-        .witness(mmr_witness(v, w).pack());
-    let tx = chain.complete(tx);
-    let total = chain
-        .verify(&tx)
-        .unwrap_or_else(|e| panic!("{v:?}: owner-mode reference spend rejected: {e}"));
-    total - owner_alone
-}
-
 #[test]
 fn owner_mode_cycles_on_the_reference_seed() {
     for v in available_verifiers() {
@@ -399,18 +365,9 @@ fn owner_mode_cycles_on_the_reference_seed() {
             tests::Outcome::Accepted(c) => c,
             other => panic!("{v:?}: {other:?}"),
         };
-        let always_success = |chain: &mut Chain| {
-            let dep = chain
-                .context
-                .deploy_cell(ckb_testtool::builtin::ALWAYS_SUCCESS.clone());
-            chain
-                .context
-                .build_script_with_hash_type(&dep, ScriptHashType::Data2, Bytes::new())
-                .unwrap()
-        };
         let owner_hash = {
             let mut chain = Chain::new(v);
-            let lock = always_success(&mut chain);
+            let lock = chain.always_success_lock();
             let hash: [u8; 32] = lock.calc_script_hash().as_slice().try_into().unwrap();
             hash
         };
@@ -418,12 +375,12 @@ fn owner_mode_cycles_on_the_reference_seed() {
         // builds it; the same MMR shape, 76 proved leaves.
         let w = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
         assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
-        let owner_cycles = owner_mode_cycles(v, &w, always_success);
+        let owner_cycles = owner_mode_cycles(v, &w);
         // Worst case for the scan: the owner's hash is the last proved leaf.
         let (mut leaves, indexes) = ckb_mmr_sdk::seeded_leaves(REFERENCE_SEED);
         leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
         let last = Workload::from_leaves(&leaves, &indexes).unwrap();
-        let last_cycles = owner_mode_cycles(v, &last, always_success);
+        let last_cycles = owner_mode_cycles(v, &last);
         println!(
             "{v:?}: plain {plain_cycles}, owner mode {owner_cycles} (+{}), owner as last proved leaf {last_cycles} (+{})",
             owner_cycles as i64 - plain_cycles as i64,

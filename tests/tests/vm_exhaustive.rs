@@ -26,8 +26,8 @@ use ckb_mmr_sdk::script::TYPE_ID_CODE_HASH;
 use ckb_mmr_sdk::{by_reference_args, witness_args_with_lock, Mode, Workload};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::{DepType, ScriptHashType, TransactionBuilder},
-    packed::{CellDep, CellInput, CellOutput, OutPoint, Script},
+    core::{DepType, ScriptHashType},
+    packed::{CellDep, CellOutput, OutPoint, Script},
     prelude::*,
 };
 use ckb_testtool::context::Context;
@@ -174,31 +174,13 @@ impl Lock for Vm {
     }
 
     fn run(&mut self, spend: &Spend, payload: &[u8]) -> Outcome {
-        let lock = self
-            .context
-            .build_script_with_hash_type(
-                &self.code,
-                ScriptHashType::Data2,
-                spend.args.clone().into(),
-            )
-            .unwrap();
-        let cell = self.context.create_cell(
-            CellOutput::new_builder()
-                .capacity(1_000_000_000_000u64)
-                .lock(lock.clone())
-                .build(),
-            Bytes::new(),
+        let witness = Bytes::from(witness_args_with_lock(payload));
+        let mut tx = tests::spend(
+            &mut self.context,
+            &self.code,
+            spend.args.clone().into(),
+            Some(witness),
         );
-        let mut tx = TransactionBuilder::default()
-            .input(CellInput::new_builder().previous_output(cell).build())
-            .output(
-                CellOutput::new_builder()
-                    .capacity(900_000_000_000u64)
-                    .lock(lock)
-                    .build(),
-            )
-            .output_data(Bytes::new().pack())
-            .witness(Bytes::from(witness_args_with_lock(payload)).pack());
         for dep in &spend.deps {
             let out_point = self.context.create_cell(
                 CellOutput::new_builder()
