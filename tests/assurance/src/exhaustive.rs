@@ -158,48 +158,26 @@ impl Stats {
 
     pub fn report(&self) -> String {
         let mut s = String::new();
+        // One row a line: the table reads as the report prints it.
+        #[rustfmt::skip]
         let rows = [
             ("MMRs searched", self.mmrs),
             ("baseline 1-leaf payloads (literal)", self.baseline_single),
             ("  accepted", self.baseline_single_accepted),
-            (
-                "  shape-valid, translated to compiled (Rust, C, model)",
-                self.translated,
-            ),
-            (
-                "compiled 1-leaf (index, skeleton) pairs x 2 fillings",
-                self.compiled_single_skeletons,
-            ),
-            (
-                "compiled 1-leaf payloads, value pass",
-                self.compiled_single_values,
-            ),
+            ("  shape-valid, translated to compiled (Rust, C, model)", self.translated),
+            ("compiled 1-leaf (index, skeleton) pairs x 2 fillings", self.compiled_single_skeletons),
+            ("compiled 1-leaf payloads, value pass", self.compiled_single_values),
             ("  accepted", self.compiled_single_accepted),
-            (
-                "baseline 2-leaf (positions, item count) shapes x 2 fillings",
-                self.baseline_pair_shapes,
-            ),
-            (
-                "baseline 2-leaf payloads, value pass (+ translated)",
-                self.baseline_pair_values,
-            ),
+            ("baseline 2-leaf (positions, item count) shapes x 2 fillings", self.baseline_pair_shapes),
+            ("baseline 2-leaf payloads, value pass (+ translated)", self.baseline_pair_values),
             ("  accepted", self.baseline_pair_accepted),
-            (
-                "compiled 2-leaf (indexes, skeleton) pairs x 2 fillings",
-                self.compiled_pair_skeletons,
-            ),
-            (
-                "compiled 2-leaf payloads, value pass",
-                self.compiled_pair_values,
-            ),
+            ("compiled 2-leaf (indexes, skeleton) pairs x 2 fillings", self.compiled_pair_skeletons),
+            ("compiled 2-leaf payloads, value pass", self.compiled_pair_values),
             ("  accepted", self.compiled_pair_accepted),
             ("honest proofs (all accepted)", self.honest),
             ("verifier runs (baseline, compiled, C, model)", self.runs),
             ("forgeries accepted: baseline", self.forgeries_baseline),
-            (
-                "forgeries accepted: compiled (Rust)",
-                self.forgeries_compiled,
-            ),
+            ("forgeries accepted: compiled (Rust)", self.forgeries_compiled),
             ("forgeries accepted: C", self.forgeries_c),
             ("forgeries accepted: model", self.forgeries_model),
             ("honest proofs rejected", self.honest_rejected),
@@ -537,13 +515,7 @@ impl Ctx {
         // Value pass: every leaf value(s) and item tuple from the pool (or a reduced pool).
         let slots = indexes.len() + k;
         let pool = self.value_pool_for(indexes, slots, pair, cfg);
-        let total = (pool.len() as u64).pow(slots as u32);
-        for mut x in 0..total {
-            let mut vals = Vec::with_capacity(slots);
-            for _ in 0..slots {
-                vals.push(pool[(x % pool.len() as u64) as usize]);
-                x /= pool.len() as u64;
-            }
+        for vals in tuples(&pool, slots) {
             let leaves: Vec<(u64, [u8; 32])> =
                 indexes.iter().zip(&vals).map(|(&i, v)| (i, *v)).collect();
             let cmds = cmds_with(&vals[indexes.len()..]);
@@ -729,18 +701,27 @@ fn single_indexes(ctx: &Ctx) -> Vec<u64> {
     v
 }
 
+/// Every `slots`-tuple of values from `pool` (|pool|^slots of them), the first slot turning
+/// fastest.
+fn tuples(pool: &[[u8; 32]], slots: usize) -> impl Iterator<Item = Vec<[u8; 32]>> + '_ {
+    let base = pool.len() as u64;
+    (0..base.pow(slots as u32)).map(move |mut x| {
+        (0..slots)
+            .map(|_| {
+                let v = pool[(x % base) as usize];
+                x /= base;
+                v
+            })
+            .collect()
+    })
+}
+
 fn baseline_single(ctx: &Ctx, cfg: &Config, pos: u64, st: &mut Stats) {
     let shape = model::baseline_shape(ctx.n, &[pos]);
     let pool = &ctx.pool;
     for k in 0..=cfg.max_items {
-        let combos = (pool.len() as u64).pow(k as u32);
         for value in pool {
-            for mut x in 0..combos {
-                let mut items = Vec::with_capacity(k);
-                for _ in 0..k {
-                    items.push(pool[(x % pool.len() as u64) as usize]);
-                    x /= pool.len() as u64;
-                }
+            for items in tuples(pool, k) {
                 let b = ctx.baseline_case(st, &[(pos, *value)], &items, shape.as_ref());
                 st.baseline_single += 1;
                 st.baseline_single_accepted += (b == 0) as u64;
@@ -783,13 +764,7 @@ fn baseline_pair(ctx: &Ctx, cfg: &Config, p1: u64, st: &mut Stats) {
             let (indexes, _) = shape.as_ref().unwrap();
             let slots = 2 + k;
             let pool = ctx.value_pool_for(indexes, slots, true, cfg);
-            let total = (pool.len() as u64).pow(slots as u32);
-            for mut x in 0..total {
-                let mut vals = Vec::with_capacity(slots);
-                for _ in 0..slots {
-                    vals.push(pool[(x % pool.len() as u64) as usize]);
-                    x /= pool.len() as u64;
-                }
+            for vals in tuples(&pool, slots) {
                 let leaves = [(p1, vals[0]), (p2, vals[1])];
                 let r = ctx.baseline_case(st, &leaves, &vals[2..], shape.as_ref());
                 st.baseline_pair_values += 1;
