@@ -4,22 +4,8 @@
 // Every input the kit checks (leaves, indexes, args, the owner's leaf) is checked before the
 // first RPC call, so a refused input never sends anything.
 
-import {
-  CellDep,
-  Script,
-  Transaction,
-  bytesFrom,
-  hexFrom,
-  numFrom,
-  type BytesLike,
-  type CellDepLike,
-  type Hex,
-  type HexLike,
-  type NumLike,
-  type OutPointLike,
-  type ScriptLike,
-  type Signer,
-} from "@ckb-ccc/core";
+import { CellDep, Script, Transaction, bytesFrom, hexFrom, numFrom } from "@ckb-ccc/core";
+import type { BytesLike, CellDepLike, Hex, HexLike, NumLike, OutPointLike, ScriptLike, Signer } from "@ckb-ccc/core";
 import { MmrLockError } from "./errors.js";
 import { lockArgs, parseLockArgs, payload, witnessArgs, type Format, type Mode } from "./lock.js";
 import { bytes32, type Mmr, type MmrProof } from "./mmr.js";

@@ -756,11 +756,17 @@ export function memoryStorage(
     bytes.writer = true;
   }
   let open = true;
-  const grow = (array: Uint8Array, length: number) => {
-    if (length <= array.length) return array;
-    const bigger = new Uint8Array(Math.max(length, 2 * array.length));
-    bigger.set(array);
-    return bigger;
+  // Writes `data` at `offset` into one of the two arrays, growing it by doubling.
+  const write = (which: "nodes" | "commits", offset: number, data: Uint8Array) => {
+    const end = offset + data.length;
+    if (end > bytes[which].length) {
+      const bigger = new Uint8Array(Math.max(end, 2 * bytes[which].length));
+      bigger.set(bytes[which]);
+      bytes[which] = bigger;
+    }
+    bytes[which].set(data, offset);
+    const length = which === "nodes" ? "nodesLength" : "commitsLength";
+    bytes[length] = Math.max(bytes[length], end);
   };
   const read = (array: Uint8Array, have: number, offset: number, length: number, what: string) => {
     if (offset + length > have) fail("STORE_CORRUPT", `the store is corrupt: ${what} is shorter than expected`);
@@ -783,18 +789,14 @@ export function memoryStorage(
       return read(bytes.nodes, bytes.nodesLength, offset, length, "the node array");
     },
     async writeNodes(offset, data) {
-      bytes.nodes = grow(bytes.nodes, offset + data.length);
-      bytes.nodes.set(data, offset);
-      bytes.nodesLength = Math.max(bytes.nodesLength, offset + data.length);
+      write("nodes", offset, data);
     },
     async syncNodes() {},
     async readCommits(offset, length) {
       return read(bytes.commits, bytes.commitsLength, offset, length, "the commit log");
     },
     async writeCommit(offset, record) {
-      bytes.commits = grow(bytes.commits, offset + record.length);
-      bytes.commits.set(record, offset);
-      bytes.commitsLength = Math.max(bytes.commitsLength, offset + record.length);
+      write("commits", offset, record);
     },
     async truncate(nodesLength, commitsLength) {
       bytes.nodesLength = Math.min(bytes.nodesLength, nodesLength);

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { CellInput, ClientPublicTestnet, SignerCkbPrivateKey, hexFrom } from "@ckb-ccc/core";
+import { CellInput, hexFrom } from "@ckb-ccc/core";
 import {
   Mmr,
   MmrLockError,
@@ -29,9 +29,10 @@ import {
   spendByReferenceTx,
   typeIdOf,
   type AccumulatorCode,
-  type MmrLockErrorCode,
   type Verifier,
 } from "../src/index.js";
+import { refused } from "./helpers.js";
+import { NOWHERE, offline } from "./offline.js";
 import { REPO, txGenerator, vectorLeaves } from "./repo.js";
 
 interface TypeIdVector {
@@ -175,15 +176,6 @@ test("the worked examples of docs/accumulator.md: APPEND 2 leaves to 3, EXTEND 3
   assert.equal(hexFrom(ancestryProof(mmr, 3, 5).slice(96)), hexFrom(mmr.leaf(4)));
 });
 
-function refused(f: () => unknown, code: MmrLockErrorCode, message: RegExp): void {
-  assert.throws(f, (e: unknown) => {
-    assert.ok(e instanceof MmrLockError, `not an MmrLockError: ${String(e)}`);
-    assert.equal(e.code, code);
-    assert.match(e.message, message);
-    return true;
-  });
-}
-
 test("builders refuse sizes that are no growth, data and args of the wrong shape", () => {
   const mmr = Mmr.from([1, 2, 3, 4, 5].map((i) => new Uint8Array(32).fill(i)));
   refused(() => appendPayload(mmr, 5), "NOTHING_TO_ADD", /both sizes hold 5 leaves/);
@@ -199,22 +191,14 @@ test("builders refuse sizes that are no growth, data and args of the wrong shape
   refused(() => byReferenceArgs(new Uint8Array(31)), "BAD_LENGTH", /type hash must be 32 bytes/);
   refused(() => parseByReferenceArgs(new Uint8Array(40)), "BAD_ARGS", /got 40 bytes/);
   refused(() => parseByReferenceArgs(new Uint8Array(33).fill(1, 32)), "BAD_ARGS", /ending in 0x01/);
-  const code: AccumulatorCode = { outPoint: { txHash: "0x" + "22".repeat(32), index: 0 }, codeHash: "0x" + "33".repeat(32), hashType: "data" as "data2" };
+  const code: AccumulatorCode = { ...NOWHERE, hashType: "data" as "data2" };
   refused(() => accumulatorTypeScript(code, new Uint8Array(32)), "BAD_ARGS", /VM version 0/);
   assert.deepEqual(parseAccumulatorData(accumulatorData(commitmentAt(mmr))), { ...commitmentAt(mmr), leafCount: 5 });
 });
 
 test("transactions refuse before any RPC: a witness above the lock's 32 KiB, a low capacity, hash_type data, bad indexes", async () => {
-  const requests: string[] = [];
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = async (input: unknown) => {
-    requests.push(String(input));
-    throw new Error("no network in this test");
-  };
-  try {
-    const client = new ClientPublicTestnet({ url: "http://127.0.0.1:9/", fallbacks: [] });
-    const signer = new SignerCkbPrivateKey(client, "0x" + "11".repeat(32));
-    const code: AccumulatorCode = { outPoint: { txHash: "0x" + "22".repeat(32), index: 0 }, codeHash: "0x" + "33".repeat(32), hashType: "data2" };
+  await offline(async (signer, requests) => {
+    const code: AccumulatorCode = NOWHERE;
     const verifier: Verifier = { ...code, format: "compiled" };
     // The signer's secp256k1 lock reads the same witness, 32,768 bytes at most: 1,021 leaves
     // fit a CREATE (94 + 32 k bytes with the signature), 1,022 do not (ckb-devnet's limit too).
@@ -244,7 +228,5 @@ test("transactions refuse before any RPC: a witness above the lock's 32 KiB, a l
     // Valid inputs do try the node, so the checks above can fail.
     await assert.rejects(createAccumulatorTx(signer, code, { leaves: big, leafCount: 100 }));
     assert.ok(requests.length > 0);
-  } finally {
-    globalThis.fetch = realFetch;
-  }
+  });
 });

@@ -2,7 +2,6 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ClientPublicTestnet, SignerCkbPrivateKey } from "@ckb-ccc/core";
 import {
   Mmr,
   MmrLockError,
@@ -15,18 +14,10 @@ import {
   mmrLockScript,
   positionToLeafIndex,
   spendCell,
-  type MmrLockErrorCode,
   type Verifier,
 } from "../src/index.js";
-
-function refused(f: () => unknown, code: MmrLockErrorCode, message: RegExp): void {
-  assert.throws(f, (e: unknown) => {
-    assert.ok(e instanceof MmrLockError, `not an MmrLockError: ${String(e)}`);
-    assert.equal(e.code, code);
-    assert.match(e.message, message);
-    return true;
-  });
-}
+import { refused } from "./helpers.js";
+import { NOWHERE, offline } from "./offline.js";
 
 const leaf = (i: number) => new Uint8Array(32).fill(i + 1);
 const mmr5 = () => Mmr.from([0, 1, 2, 3, 4].map(leaf));
@@ -68,22 +59,8 @@ test("sizes, positions, args and proof shapes are checked", () => {
 });
 
 test("spendCell with bad indexes sends nothing; with good ones it does reach the node", async () => {
-  const requests: string[] = [];
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = async (input: unknown) => {
-    requests.push(String(input));
-    throw new Error("no network in this test");
-  };
-  try {
-    // A client that could only reach a closed port, had it been asked.
-    const client = new ClientPublicTestnet({ url: "http://127.0.0.1:9/", fallbacks: [] });
-    const signer = new SignerCkbPrivateKey(client, "0x" + "11".repeat(32));
-    const verifier: Verifier = {
-      outPoint: { txHash: "0x" + "22".repeat(32), index: 0 },
-      codeHash: "0x" + "33".repeat(32),
-      hashType: "data2",
-      format: "compiled",
-    };
+  await offline(async (signer, requests) => {
+    const verifier: Verifier = { ...NOWHERE, format: "compiled" };
     const cell = { txHash: "0x" + "44".repeat(32), index: 0 };
     const mmr = mmr5();
     for (const [indexes, code] of [
@@ -113,7 +90,5 @@ test("spendCell with bad indexes sends nothing; with good ones it does reach the
     // The same call with valid indexes does try the node (so the check above can fail).
     await assert.rejects(spendCell(signer, verifier, { cell, proof: { mmr, indexes: [1] } }));
     assert.ok(requests.length > 0);
-  } finally {
-    globalThis.fetch = realFetch;
-  }
+  });
 });

@@ -5,13 +5,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { hostname, tmpdir } from "node:os";
-import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { hexFrom } from "@ckb-ccc/core";
 import { Mmr, MmrLockError, commitmentAt, createFileStore, merge, mmrSizeOf, openFileStore, type MmrLockErrorCode } from "../src/index.js";
 import { cargoBinary } from "./repo.js";
+import { code, inTempDir } from "./helpers.js";
 
 const INDEX_URL = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src", "index.js")).href;
 
@@ -24,20 +25,6 @@ function leaves(seed: number, from: number, to: number): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (let i = from; i < to; i++) out.push(merge(word(seed), word(i)));
   return out;
-}
-
-function tempDir(name: string): string {
-  return mkdtempSync(path.join(tmpdir(), `mmr-store-${name}-`));
-}
-
-async function code(run: () => unknown): Promise<MmrLockErrorCode | "ok"> {
-  try {
-    await run();
-    return "ok";
-  } catch (e) {
-    if (e instanceof MmrLockError) return e.code;
-    throw e;
-  }
 }
 
 function flip(file: string, offset: number): void {
@@ -61,8 +48,7 @@ async function threeAppends(store: string): Promise<number[]> {
 }
 
 test("a torn tail is cut on open: a partial or failing last record, node bytes past the last commit; a reader cuts nothing; two bad records are corruption", async () => {
-  const dir = tempDir("torn");
-  try {
+  await inTempDir("torn", async (dir) => {
     for (const tear of ["partial record", "bad checksum", "whole record lost, nodes left"]) {
       const store = path.join(dir, tear.replace(/\W/g, "-"));
       const sizes = await threeAppends(store);
@@ -97,14 +83,11 @@ test("a torn tail is cut on open: a partial or failing last record, node bytes p
     await threeAppends(missing);
     truncateSync(path.join(missing, "nodes"), 32 * mmrSizeOf(151) - 32);
     assert.equal(await code(() => openFileStore(missing)), "STORE_CORRUPT");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("a flipped byte in the node file is found by check (and by mmr-store check), a proof over it is refused, a flipped peak fails the open", async () => {
-  const dir = tempDir("flip");
-  try {
+  await inTempDir("flip", async (dir) => {
     const store = path.join(dir, "store");
     const s = await createFileStore(store);
     await s.append(leaves(2, 0, 600));
@@ -144,9 +127,7 @@ test("a flipped byte in the node file is found by check (and by mmr-store check)
     const r = await openFileStore(store, { readOnly: true });
     assert.deepEqual(await r.check(), { nodes: mmrSizeOf(1000), leaves: 1000, commits: 2 });
     await r.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 // Runs `code` (an ES module body with the kit imported as `kit`) in a child node process.
@@ -170,8 +151,7 @@ catch (e) { console.log(e.code ?? e.message); }
 `;
 
 test("one writer: a second writer (same process, another process, a Rust writer) gets STORE_LOCKED, a Rust writer gets 46 while a kit writer is open; readers may open; a stale lock of a dead process is taken over", async () => {
-  const dir = tempDir("lock");
-  try {
+  await inTempDir("lock", async (dir) => {
     const store = path.join(dir, "store");
     await (await createFileStore(store)).close();
     const pidLock = path.join(store, "lock.pid");
@@ -225,9 +205,7 @@ test("one writer: a second writer (same process, another process, a Rust writer)
     assert.equal(await rustTry(), 46);
     await kitWriter.close();
     assert.equal(await rustTry(), 0);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 const APPENDER = `
@@ -245,8 +223,7 @@ await store.close();
 `;
 
 test("a writer killed with SIGKILL in the middle of appends reopens at its last complete append, checks, and resumes", async () => {
-  const dir = tempDir("kill");
-  try {
+  await inTempDir("kill", async (dir) => {
     const total = 600_000;
     // The child's leaves: i (u32 LE), 9, zeros; cheap, so its time goes to the appends.
     const reference = Mmr.from(
@@ -296,7 +273,5 @@ test("a writer killed with SIGKILL in the middle of appends reopens at its last 
       assert.ok(kills >= 1);
       console.log(`# commits of ${batch}: ${kills} kills, ${midway} with node bytes past the last commit`);
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

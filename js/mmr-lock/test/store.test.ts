@@ -5,13 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { hexFrom } from "@ckb-ccc/core";
 import {
   Mmr,
-  MmrLockError,
   MmrStore,
   STORE_EXIT_CODES,
   baselinePayload,
@@ -25,6 +23,7 @@ import {
   type MmrLockErrorCode,
 } from "../src/index.js";
 import { cargoBinary } from "./repo.js";
+import { code, inTempDir } from "./helpers.js";
 
 const mmrStore = () => cargoBinary("mmr-store");
 
@@ -59,10 +58,6 @@ export function testLeaves(seed: number, from: number, to: number): Uint8Array[]
   return out;
 }
 
-function tempDir(name: string): string {
-  return mkdtempSync(path.join(tmpdir(), `mmr-store-${name}-`));
-}
-
 function leavesFile(dir: string, leaves: Uint8Array[]): string {
   const file = path.join(dir, `leaves-${leaves.length}.txt`);
   writeFileSync(file, leaves.map((l) => hexFrom(l).slice(2)).join("\n") + "\n");
@@ -88,19 +83,8 @@ function sortedIndexes(next: (n: number) => number, k: number, leafCount: number
   return [...set].sort((a, b) => a - b);
 }
 
-async function code(run: () => unknown): Promise<MmrLockErrorCode | "ok"> {
-  try {
-    await run();
-    return "ok";
-  } catch (e) {
-    if (e instanceof MmrLockError) return e.code;
-    throw e;
-  }
-}
-
 test("a store written by Rust opens in TS: same size, commits, roots at every commit and earlier size, proofs byte for byte; TS appends and Rust checks it", async () => {
-  const dir = tempDir("rust");
-  try {
+  await inTempDir("rust", async (dir) => {
     const store = path.join(dir, "store");
     const leaves = testLeaves(11, 0, 3001);
     rust(["init", store]);
@@ -153,14 +137,11 @@ test("a store written by Rust opens in TS: same size, commits, roots at every co
     assert.equal(hexFrom(last.root), hexFrom(all.root()));
     assert.equal(rust(["info", store]).root, hexFrom(all.root()));
     assert.match(rust(["check", store]).ok, /^\d+ nodes \(4500 leaves\) rehashed, 8 recorded roots match$/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("a store written by TS passes mmr-store check, with the same roots, proofs and accumulator in Rust", async () => {
-  const dir = tempDir("ts");
-  try {
+  await inTempDir("ts", async (dir) => {
     const store = path.join(dir, "store");
     const leaves = testLeaves(5, 0, 2500);
     const ts = await createFileStore(store);
@@ -195,14 +176,11 @@ test("a store written by TS passes mmr-store check, with the same roots, proofs 
     assert.equal(hexFrom(again.root()), hexFrom(Mmr.from(testLeaves(5, 0, 2600)).root()));
     assert.equal((await again.check()).commits, 7);
     await again.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("each refusal has the code of the Rust store's exit code for the same input, and changes nothing", async () => {
-  const dir = tempDir("codes");
-  try {
+  await inTempDir("codes", async (dir) => {
     const store = path.join(dir, "store");
     const notStore = path.join(dir, "plain");
     rmSync(notStore, { force: true, recursive: true });
@@ -254,14 +232,11 @@ test("each refusal has the code of the Rust store's exit code for the same input
     await expect("READ_ONLY", () => r.append(testLeaves(1, 20, 21)));
     await expect("READ_ONLY", () => r.setAccumulator(id));
     await r.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("the same store on memoryStorage (the StoreStorage shape an IndexedDB backend follows): the file store's bytes exactly, one writer, torn tail cut", async () => {
-  const dir = tempDir("memory");
-  try {
+  await inTempDir("memory", async (dir) => {
     const leaves = testLeaves(8, 0, 1500);
     const file = await createFileStore(path.join(dir, "store"), new Uint8Array(32).fill(3));
     const storage = memoryStorage(undefined, { writer: true });
@@ -292,7 +267,5 @@ test("the same store on memoryStorage (the StoreStorage shape an IndexedDB backe
     assert.deepEqual([bytes.nodesLength, bytes.commitsLength], [32 * mmrSizeOf(1500), 3 * 48]);
     assert.deepEqual(await again.check(), { nodes: mmrSizeOf(1500), leaves: 1500, commits: 3 });
     await again.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -1,0 +1,40 @@
+// Helpers of several test files: temporary directories, removed whatever the test does, and
+// the error code a call is refused with.
+
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { MmrLockError, type MmrLockErrorCode } from "../src/index.js";
+
+/** Runs `body` in a fresh directory under the system's temporary one, then removes it. */
+export async function inTempDir(name: string, body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), `mmr-store-${name}-`));
+  try {
+    await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The code of the MmrLockError `run` throws or rejects with, or "ok"; anything else thrown
+ * is rethrown. */
+export async function code(run: () => unknown): Promise<MmrLockErrorCode | "ok"> {
+  try {
+    await run();
+    return "ok";
+  } catch (e) {
+    if (e instanceof MmrLockError) return e.code;
+    throw e;
+  }
+}
+
+/** Asserts that `f` throws an MmrLockError with `code` and a message matching `message`. */
+export function refused(f: () => unknown, code: MmrLockErrorCode, message: RegExp): void {
+  assert.throws(f, (e: unknown) => {
+    assert.ok(e instanceof MmrLockError, `not an MmrLockError: ${String(e)}`);
+    assert.equal(e.code, code);
+    assert.match(e.message, message);
+    return true;
+  });
+}
