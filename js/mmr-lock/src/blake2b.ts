@@ -54,72 +54,274 @@ const dw = new Uint32Array(8);
 // 2^-32: multiplying a sum below 2^34 by it and truncating gives the carry, exactly.
 const INV_2_32 = 2 ** -32;
 
-// The 16 working words of the JavaScript kernel as (low, high) 32-bit halves: word i at
-// v[2i], v[2i + 1].
-const v = new Uint32Array(32);
-
-// The mixing function G on words a, b, c, d (given as offsets 2 * word into v) with message
-// halves m[x..] and m[y..], on the eight halves held in locals. Sums are formed as doubles
-// below 2^34 and their carries taken by multiplication by 2^-32, so no 64-bit type is needed.
-function g(a: number, b: number, c: number, d: number, x: number, y: number): void {
-  let al = v[a], ah = v[a + 1], bl = v[b], bh = v[b + 1];
-  let cl = v[c], ch = v[c + 1], dl = v[d], dh = v[d + 1];
-  let lo = 0, tl = 0, th = 0;
-  // a += b + m[x]; d = (d ^ a) >>> 32 (the halves swap)
-  lo = al + bl + m[x];
-  ah = (ah + bh + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
-  al = lo >>> 0;
-  tl = (dl ^ al) >>> 0;
-  dl = (dh ^ ah) >>> 0;
-  dh = tl;
-  // c += d; b = (b ^ c) >>> 24
-  lo = cl + dl;
-  ch = (ch + dh + ((lo * INV_2_32) | 0)) >>> 0;
-  cl = lo >>> 0;
-  tl = bl ^ cl;
-  th = bh ^ ch;
-  bl = ((tl >>> 24) | (th << 8)) >>> 0;
-  bh = ((th >>> 24) | (tl << 8)) >>> 0;
-  // a += b + m[y]; d = (d ^ a) >>> 16
-  lo = al + bl + m[y];
-  ah = (ah + bh + m[y + 1] + ((lo * INV_2_32) | 0)) >>> 0;
-  al = lo >>> 0;
-  tl = dl ^ al;
-  th = dh ^ ah;
-  dl = ((tl >>> 16) | (th << 16)) >>> 0;
-  dh = ((th >>> 16) | (tl << 16)) >>> 0;
-  // c += d; b = (b ^ c) >>> 63, a rotation left by 1
-  lo = cl + dl;
-  ch = (ch + dh + ((lo * INV_2_32) | 0)) >>> 0;
-  cl = lo >>> 0;
-  tl = bl ^ cl;
-  th = bh ^ ch;
-  bl = ((tl << 1) | (th >>> 31)) >>> 0;
-  bh = ((th << 1) | (tl >>> 31)) >>> 0;
-  v[a] = al, v[a + 1] = ah, v[b] = bl, v[b + 1] = bh;
-  v[c] = cl, v[c + 1] = ch, v[d] = dl, v[d + 1] = dh;
-}
-
 // One compression of the 128-byte block in m (64 bytes of message, 64 zero bytes) as the
 // first and final block of a 64-byte input, from the state H0; the digest goes to dw.
+// The 16 working words live in 32 local variables (low and high halves, each kept as an
+// unsigned 32-bit value); sums are formed as doubles below 2^34 and their carries taken by
+// multiplication by 2^-32, so no 64-bit type is needed. Each G is written out for its four words.
 function compress(): void {
-  v.set(H0, 0);
-  v.set(IV, 16);
-  v[24] ^= 64; // the byte counter t = 64 into word 12
-  v[28] = ~v[28]; // the final-block flag inverts word 14
-  v[29] = ~v[29];
+  let v0l = H0[0], v0h = H0[1], v1l = H0[2], v1h = H0[3];
+  let v2l = H0[4], v2h = H0[5], v3l = H0[6], v3h = H0[7];
+  let v4l = H0[8], v4h = H0[9], v5l = H0[10], v5h = H0[11];
+  let v6l = H0[12], v6h = H0[13], v7l = H0[14], v7h = H0[15];
+  let v8l = IV[0], v8h = IV[1], v9l = IV[2], v9h = IV[3];
+  let v10l = IV[4], v10h = IV[5], v11l = IV[6], v11h = IV[7];
+  // Byte counter t = 64 into word 12; the final-block flag inverts word 14.
+  let v12l = (IV[8] ^ 64) >>> 0, v12h = IV[9], v13l = IV[10], v13h = IV[11];
+  let v14l = ~IV[12] >>> 0, v14h = ~IV[13] >>> 0, v15l = IV[14], v15h = IV[15];
+  let lo = 0, tl = 0, th = 0, x = 0;
   const s = SCHEDULE;
   for (let r = 0; r < 192; r += 16) {
-    g(0, 8, 16, 24, s[r], s[r + 1]);
-    g(2, 10, 18, 26, s[r + 2], s[r + 3]);
-    g(4, 12, 20, 28, s[r + 4], s[r + 5]);
-    g(6, 14, 22, 30, s[r + 6], s[r + 7]);
-    g(0, 10, 20, 30, s[r + 8], s[r + 9]);
-    g(2, 12, 22, 24, s[r + 10], s[r + 11]);
-    g(4, 14, 16, 26, s[r + 12], s[r + 13]);
-    g(6, 8, 18, 28, s[r + 14], s[r + 15]);
+    // G0: words 0, 4, 8, 12
+    x = s[r + 0];
+    lo = v0l + v4l + m[x];
+    v0h = (v0h + v4h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v0l = lo >>> 0;
+    tl = (v12l ^ v0l) >>> 0;
+    v12l = (v12h ^ v0h) >>> 0;
+    v12h = tl;
+    lo = v8l + v12l;
+    v8h = (v8h + v12h + ((lo * INV_2_32) | 0)) >>> 0;
+    v8l = lo >>> 0;
+    tl = v4l ^ v8l;
+    th = v4h ^ v8h;
+    v4l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v4h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 1];
+    lo = v0l + v4l + m[x];
+    v0h = (v0h + v4h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v0l = lo >>> 0;
+    tl = v12l ^ v0l;
+    th = v12h ^ v0h;
+    v12l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v12h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v8l + v12l;
+    v8h = (v8h + v12h + ((lo * INV_2_32) | 0)) >>> 0;
+    v8l = lo >>> 0;
+    tl = v4l ^ v8l;
+    th = v4h ^ v8h;
+    v4l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v4h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G1: words 1, 5, 9, 13
+    x = s[r + 2];
+    lo = v1l + v5l + m[x];
+    v1h = (v1h + v5h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v1l = lo >>> 0;
+    tl = (v13l ^ v1l) >>> 0;
+    v13l = (v13h ^ v1h) >>> 0;
+    v13h = tl;
+    lo = v9l + v13l;
+    v9h = (v9h + v13h + ((lo * INV_2_32) | 0)) >>> 0;
+    v9l = lo >>> 0;
+    tl = v5l ^ v9l;
+    th = v5h ^ v9h;
+    v5l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v5h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 3];
+    lo = v1l + v5l + m[x];
+    v1h = (v1h + v5h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v1l = lo >>> 0;
+    tl = v13l ^ v1l;
+    th = v13h ^ v1h;
+    v13l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v13h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v9l + v13l;
+    v9h = (v9h + v13h + ((lo * INV_2_32) | 0)) >>> 0;
+    v9l = lo >>> 0;
+    tl = v5l ^ v9l;
+    th = v5h ^ v9h;
+    v5l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v5h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G2: words 2, 6, 10, 14
+    x = s[r + 4];
+    lo = v2l + v6l + m[x];
+    v2h = (v2h + v6h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v2l = lo >>> 0;
+    tl = (v14l ^ v2l) >>> 0;
+    v14l = (v14h ^ v2h) >>> 0;
+    v14h = tl;
+    lo = v10l + v14l;
+    v10h = (v10h + v14h + ((lo * INV_2_32) | 0)) >>> 0;
+    v10l = lo >>> 0;
+    tl = v6l ^ v10l;
+    th = v6h ^ v10h;
+    v6l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v6h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 5];
+    lo = v2l + v6l + m[x];
+    v2h = (v2h + v6h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v2l = lo >>> 0;
+    tl = v14l ^ v2l;
+    th = v14h ^ v2h;
+    v14l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v14h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v10l + v14l;
+    v10h = (v10h + v14h + ((lo * INV_2_32) | 0)) >>> 0;
+    v10l = lo >>> 0;
+    tl = v6l ^ v10l;
+    th = v6h ^ v10h;
+    v6l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v6h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G3: words 3, 7, 11, 15
+    x = s[r + 6];
+    lo = v3l + v7l + m[x];
+    v3h = (v3h + v7h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v3l = lo >>> 0;
+    tl = (v15l ^ v3l) >>> 0;
+    v15l = (v15h ^ v3h) >>> 0;
+    v15h = tl;
+    lo = v11l + v15l;
+    v11h = (v11h + v15h + ((lo * INV_2_32) | 0)) >>> 0;
+    v11l = lo >>> 0;
+    tl = v7l ^ v11l;
+    th = v7h ^ v11h;
+    v7l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v7h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 7];
+    lo = v3l + v7l + m[x];
+    v3h = (v3h + v7h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v3l = lo >>> 0;
+    tl = v15l ^ v3l;
+    th = v15h ^ v3h;
+    v15l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v15h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v11l + v15l;
+    v11h = (v11h + v15h + ((lo * INV_2_32) | 0)) >>> 0;
+    v11l = lo >>> 0;
+    tl = v7l ^ v11l;
+    th = v7h ^ v11h;
+    v7l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v7h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G4: words 0, 5, 10, 15
+    x = s[r + 8];
+    lo = v0l + v5l + m[x];
+    v0h = (v0h + v5h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v0l = lo >>> 0;
+    tl = (v15l ^ v0l) >>> 0;
+    v15l = (v15h ^ v0h) >>> 0;
+    v15h = tl;
+    lo = v10l + v15l;
+    v10h = (v10h + v15h + ((lo * INV_2_32) | 0)) >>> 0;
+    v10l = lo >>> 0;
+    tl = v5l ^ v10l;
+    th = v5h ^ v10h;
+    v5l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v5h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 9];
+    lo = v0l + v5l + m[x];
+    v0h = (v0h + v5h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v0l = lo >>> 0;
+    tl = v15l ^ v0l;
+    th = v15h ^ v0h;
+    v15l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v15h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v10l + v15l;
+    v10h = (v10h + v15h + ((lo * INV_2_32) | 0)) >>> 0;
+    v10l = lo >>> 0;
+    tl = v5l ^ v10l;
+    th = v5h ^ v10h;
+    v5l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v5h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G5: words 1, 6, 11, 12
+    x = s[r + 10];
+    lo = v1l + v6l + m[x];
+    v1h = (v1h + v6h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v1l = lo >>> 0;
+    tl = (v12l ^ v1l) >>> 0;
+    v12l = (v12h ^ v1h) >>> 0;
+    v12h = tl;
+    lo = v11l + v12l;
+    v11h = (v11h + v12h + ((lo * INV_2_32) | 0)) >>> 0;
+    v11l = lo >>> 0;
+    tl = v6l ^ v11l;
+    th = v6h ^ v11h;
+    v6l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v6h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 11];
+    lo = v1l + v6l + m[x];
+    v1h = (v1h + v6h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v1l = lo >>> 0;
+    tl = v12l ^ v1l;
+    th = v12h ^ v1h;
+    v12l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v12h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v11l + v12l;
+    v11h = (v11h + v12h + ((lo * INV_2_32) | 0)) >>> 0;
+    v11l = lo >>> 0;
+    tl = v6l ^ v11l;
+    th = v6h ^ v11h;
+    v6l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v6h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G6: words 2, 7, 8, 13
+    x = s[r + 12];
+    lo = v2l + v7l + m[x];
+    v2h = (v2h + v7h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v2l = lo >>> 0;
+    tl = (v13l ^ v2l) >>> 0;
+    v13l = (v13h ^ v2h) >>> 0;
+    v13h = tl;
+    lo = v8l + v13l;
+    v8h = (v8h + v13h + ((lo * INV_2_32) | 0)) >>> 0;
+    v8l = lo >>> 0;
+    tl = v7l ^ v8l;
+    th = v7h ^ v8h;
+    v7l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v7h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 13];
+    lo = v2l + v7l + m[x];
+    v2h = (v2h + v7h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v2l = lo >>> 0;
+    tl = v13l ^ v2l;
+    th = v13h ^ v2h;
+    v13l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v13h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v8l + v13l;
+    v8h = (v8h + v13h + ((lo * INV_2_32) | 0)) >>> 0;
+    v8l = lo >>> 0;
+    tl = v7l ^ v8l;
+    th = v7h ^ v8h;
+    v7l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v7h = ((th << 1) | (tl >>> 31)) >>> 0;
+    // G7: words 3, 4, 9, 14
+    x = s[r + 14];
+    lo = v3l + v4l + m[x];
+    v3h = (v3h + v4h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v3l = lo >>> 0;
+    tl = (v14l ^ v3l) >>> 0;
+    v14l = (v14h ^ v3h) >>> 0;
+    v14h = tl;
+    lo = v9l + v14l;
+    v9h = (v9h + v14h + ((lo * INV_2_32) | 0)) >>> 0;
+    v9l = lo >>> 0;
+    tl = v4l ^ v9l;
+    th = v4h ^ v9h;
+    v4l = ((tl >>> 24) | (th << 8)) >>> 0;
+    v4h = ((th >>> 24) | (tl << 8)) >>> 0;
+    x = s[r + 15];
+    lo = v3l + v4l + m[x];
+    v3h = (v3h + v4h + m[x + 1] + ((lo * INV_2_32) | 0)) >>> 0;
+    v3l = lo >>> 0;
+    tl = v14l ^ v3l;
+    th = v14h ^ v3h;
+    v14l = ((tl >>> 16) | (th << 16)) >>> 0;
+    v14h = ((th >>> 16) | (tl << 16)) >>> 0;
+    lo = v9l + v14l;
+    v9h = (v9h + v14h + ((lo * INV_2_32) | 0)) >>> 0;
+    v9l = lo >>> 0;
+    tl = v4l ^ v9l;
+    th = v4h ^ v9h;
+    v4l = ((tl << 1) | (th >>> 31)) >>> 0;
+    v4h = ((th << 1) | (tl >>> 31)) >>> 0;
+
   }
-  for (let i = 0; i < 8; i++) dw[i] = H0[i] ^ v[i] ^ v[16 + i];
+  dw[0] = H0[0] ^ v0l ^ v8l;
+  dw[1] = H0[1] ^ v0h ^ v8h;
+  dw[2] = H0[2] ^ v1l ^ v9l;
+  dw[3] = H0[3] ^ v1h ^ v9h;
+  dw[4] = H0[4] ^ v2l ^ v10l;
+  dw[5] = H0[5] ^ v2h ^ v10h;
+  dw[6] = H0[6] ^ v3l ^ v11l;
+  dw[7] = H0[7] ^ v3h ^ v11h;
 }
 
 function loadWords(src: Uint8Array, srcOffset: number, dst: number): void {
@@ -129,19 +331,26 @@ function loadWords(src: Uint8Array, srcOffset: number, dst: number): void {
   }
 }
 
-// The JavaScript kernel on bytes (any host): the hashes at bytes[left..+32] and
-// bytes[right..+32] merged into bytes[out..+32] (which may overlap either: both are read first).
-function jsMergeBytes(bytes: Uint8Array, left: number, right: number, out: number): void {
-  loadWords(bytes, left, 0);
-  loadWords(bytes, right, 8);
+// The JavaScript kernel: the 64 bytes a[aOffset..+32] || b[bOffset..+32] hashed, the digest
+// written to out[outOffset..+32] (which may overlap either input: both are read first).
+function jsMergeInto(
+  a: Uint8Array,
+  aOffset: number,
+  b: Uint8Array,
+  bOffset: number,
+  out: Uint8Array,
+  outOffset: number,
+): void {
+  loadWords(a, aOffset, 0);
+  loadWords(b, bOffset, 8);
   compress();
   for (let i = 0; i < 8; i++) {
     const word = dw[i];
-    const o = out + 4 * i;
-    bytes[o] = word;
-    bytes[o + 1] = word >>> 8;
-    bytes[o + 2] = word >>> 16;
-    bytes[o + 3] = word >>> 24;
+    const o = outOffset + 4 * i;
+    out[o] = word;
+    out[o + 1] = word >>> 8;
+    out[o + 2] = word >>> 16;
+    out[o + 3] = word >>> 24;
   }
 }
 
@@ -225,15 +434,6 @@ export function kernelModuleBytes(): Uint8Array<ArrayBuffer> {
     konst(lo, hi);
     set(V(8 + i));
   }
-  // dst = (dst ^ src) >>> r
-  const xorRotate = (dst: number, src: number, r: number) => {
-    get(V(dst));
-    get(V(src));
-    c.push(XOR);
-    konst(r, 0);
-    c.push(ROTR);
-    set(V(dst));
-  };
   // Half of G: a += b + m[x]; d = (d ^ a) >>> r1; c += d; b = (b ^ c) >>> r2.
   const half = (a: number, b: number, cc: number, d: number, x: number, r1: number, r2: number) => {
     get(V(a));
@@ -244,12 +444,22 @@ export function kernelModuleBytes(): Uint8Array<ArrayBuffer> {
       c.push(ADD);
     }
     set(V(a));
-    xorRotate(d, a, r1);
+    get(V(d));
+    get(V(a));
+    c.push(XOR);
+    konst(r1, 0);
+    c.push(ROTR);
+    set(V(d));
     get(V(cc));
     get(V(d));
     c.push(ADD);
     set(V(cc));
-    xorRotate(b, cc, r2);
+    get(V(b));
+    get(V(cc));
+    c.push(XOR);
+    konst(r2, 0);
+    c.push(ROTR);
+    set(V(b));
   };
   const g = (a: number, b: number, cc: number, d: number, x: number, y: number) => {
     half(a, b, cc, d, x, 32, 24);
@@ -330,7 +540,7 @@ export function mergeArena(size: number, kernel: "wasm" | "js" = MERGE_KERNEL): 
     const words = new Uint32Array(bytes.buffer);
     return { bytes, kernel: "js", merge: (l, r, o) => jsMergeWords(words, l >>> 2, r >>> 2, o >>> 2) };
   }
-  return { bytes, kernel: "js", merge: (l, r, o) => jsMergeBytes(bytes, l, r, o) };
+  return { bytes, kernel: "js", merge: (l, r, o) => jsMergeInto(bytes, l, bytes, r, bytes, o) };
 }
 
 // The arena behind merge, mergeInto and mergeWords: inputs at 0 and 32, the digest at 64.
