@@ -1,74 +1,216 @@
-//! cycle-lab: the command-line front of the cycle lab (docs/performance.md).
+//! cycle-lab: the command-line front of the cycle lab (docs/performance.md). `cycle-lab
+//! --help` lists the commands, `cycle-lab <command> --help` each one's options. Exit codes: 0
+//! done; 1 a measurement or a build failed (one line on stderr says what); 2 a usage error
+//! (one line naming it, nothing read or written).
 
 use ckb_mmr_sdk::REFERENCE_SEED;
+use clap::{Args, Parser, Subcommand};
 use cycle_lab::engine::Format;
 use cycle_lab::engine::{ProgramSpec, RELEASE_VERIFIERS};
 use cycle_lab::sweep::{self, Progress};
-use cycle_lab::{acc_growth, chart, checksums, gate, growth, journey};
+use cycle_lab::{acc_growth, chart, checksums, gate, growth, journey, runs, write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: cycle-lab <command> [options]
+/// The cycle lab: the verifiers measured in-process on ckb-script (the engine behind
+/// ckb-debugger) and under ckb-debugger itself.
+#[derive(Parser)]
+#[command(name = "cycle-lab")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-commands:
-  sweep      run the release verifiers on many seeds in-process (ckb-script), first on one
-             thread, then on all threads; print per-verifier min/median/max cycles, seeds per
-             second on each and the speedup
-               --seeds N          number of seeds (default 200)
-               --first-seed S     seeds S, S+1, ... (default 1)
-               --threads T        the parallel run's threads (default: all cores)
-               --release-dir D    the binaries (default build/release)
-               --repeat R         rounds of (1 thread, all threads); the fastest of each
-                                  counts (default 3)
-               --min-speedup X    fail when the speedup is below X
-               --json FILE        also write the result as JSON
-  journey    measure every journey variant listed in a manifest (written by ./build.sh
-             journey): reference-seed cycles (must equal ckb-debugger's), min/median/max
-             over a seed sweep; write journey.csv, journey.json, journey.svg
-               --manifest FILE    (default build/journey/variants.tsv)
-               --seeds N          sweep seeds 1..=N (default 50)
-               --reference-seed S the seed ckb-debugger ran (default: the journey's)
-               --chart FILE       also copy the SVG chart here (e.g. docs/journey.svg)
-               --markdown FILE    also write the table as Markdown
-               --doc FILE         replace the table between FILE's journey-table markers
-  flamegraph <folded> <out.svg> [--title T]
-             render ckb-debugger's --flamegraph-output (folded stacks) as an SVG (inferno)
-  gate       measure the release verifiers on the gate seeds and compare with
-             tests/expected-cycles.json; --bless rewrites the file instead (and the cycle
-             table in README.md)
-  checksums  print sha256 of the release binaries (sha256sum format); --write FILE
-  growth     cycles and witness bytes of the release verifiers on honest proofs of 1, 10, 100
-             leaves and of the largest claim one witness carries, in MMRs of 2^4..2^40 leaves
-               --release-dir D    the binaries (default build/release)
-               --chart FILE       write the SVG chart (e.g. docs/growth.svg)
-               --doc FILE         replace the table between FILE's growth-table markers
-             and the accumulator's type script (build/release/accumulator-type): appends of
-             1, 10, 100 leaves to 2^e - 1 leaves and ancestry proofs, e = 4..40, and the
-             cost table of docs/accumulator.md
-               --acc-doc FILE     replace FILE's accumulator-cost-table and
-                                  accumulator-growth-table blocks (docs/accumulator.md)
-               --readme FILE      replace FILE's accumulator-cycle-table block (README.md)
-  acc-journey  the accumulator type script's tuning steps (written by ./build.sh journey):
-             the cost table's large transitions and keep per step
-               --manifest FILE    (default build/journey/acc-variants.tsv)
-               --doc FILE         replace FILE's accumulator-journey-table block";
+#[derive(Subcommand)]
+enum Command {
+    /// Each release verifier on one seed's tx.json in ckb-debugger: input, verifier, run
+    /// result, cycles, stripped bytes. Fails when one rejects the honest transaction.
+    Run {
+        /// The workload's seed.
+        #[arg(long, default_value_t = REFERENCE_SEED)]
+        seed: u64,
+        #[command(flatten)]
+        release: Release,
+        /// The mock transaction written (and run).
+        #[arg(long, default_value = "tx.json")]
+        tx: PathBuf,
+    },
+    /// Run the release verifiers on many seeds in-process, first on one thread, then on all;
+    /// print min/median/max cycles, seeds per second on each and the speedup.
+    Sweep(SweepArgs),
+    /// Build every journey step (steps.rs: cargo features, the C verifier's settings), run each
+    /// on the reference seed in ckb-debugger, then measure them in-process (that seed, which
+    /// must give ckb-debugger's cycles, and a seed sweep); write journey.{csv,json,svg,md} and
+    /// the accumulator's steps' table.
+    Journey(JourneyArgs),
+    /// The accumulator type script's steps (a manifest `journey` wrote): the cost table's
+    /// large transitions and keep per step.
+    AccJourney {
+        #[arg(long, default_value = "build/journey/acc-variants.tsv")]
+        manifest: PathBuf,
+        /// Replace FILE's accumulator-journey-table block.
+        #[arg(long, value_name = "FILE")]
+        doc: Option<PathBuf>,
+    },
+    /// Profile one release verifier on one seed under ckb-debugger (its .debug binary) and
+    /// render the flamegraph: DIR/<verifier>-<seed>.svg and .folded.
+    Flamegraph {
+        /// baseline, c or compiled.
+        verifier: String,
+        /// The workload's seed.
+        #[arg(default_value_t = REFERENCE_SEED)]
+        seed: u64,
+        #[command(flatten)]
+        release: Release,
+        #[arg(long, default_value = "build/flamegraph")]
+        dir: PathBuf,
+    },
+    /// Render ckb-debugger's --flamegraph-output (folded stacks) as an SVG (inferno).
+    Render {
+        folded: PathBuf,
+        out: PathBuf,
+        #[arg(long, default_value = "CKB-VM cycles")]
+        title: String,
+    },
+    /// Build two git revisions in temporary worktrees and print their cycles (ckb-debugger)
+    /// and sizes side by side.
+    Compare {
+        a: String,
+        b: String,
+        /// Seeds, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [REFERENCE_SEED])]
+        seeds: Vec<u64>,
+    },
+    /// Measure the release verifiers on the gate seeds and compare with
+    /// tests/expected-cycles.json.
+    Gate {
+        /// Rewrite the file (and README's cycle table) instead.
+        #[arg(long)]
+        bless: bool,
+    },
+    /// Print the sha256 of the release binaries (sha256sum format).
+    Checksums {
+        #[command(flatten)]
+        release: Release,
+        /// Write them to FILE instead.
+        #[arg(long, value_name = "FILE")]
+        write: Option<PathBuf>,
+    },
+    /// Cycles and witness bytes against MMR size (2^4..2^40 leaves): the release verifiers
+    /// on honest proofs of 1, 10, 100 leaves and the largest claim one witness carries; the
+    /// accumulator's appends and ancestry proofs.
+    Growth {
+        #[command(flatten)]
+        release: Release,
+        /// Write the SVG chart.
+        #[arg(long, value_name = "FILE")]
+        chart: Option<PathBuf>,
+        /// Replace FILE's growth-table block.
+        #[arg(long, value_name = "FILE")]
+        doc: Option<PathBuf>,
+        /// Replace FILE's accumulator-cost-table and accumulator-growth-table blocks.
+        #[arg(long, value_name = "FILE")]
+        acc_doc: Option<PathBuf>,
+        /// Replace FILE's accumulator-cycle-table block.
+        #[arg(long, value_name = "FILE")]
+        readme: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+struct Release {
+    /// The release binaries.
+    #[arg(long, default_value = "build/release")]
+    release_dir: PathBuf,
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// Number of seeds.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    seeds: u64,
+    /// Seeds S, S+1, ...
+    #[arg(long, default_value_t = 1)]
+    first_seed: u64,
+    /// The parallel run's threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[command(flatten)]
+    release: Release,
+    /// Rounds of (1 thread, all threads); the fastest of each counts.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// Fail when the speedup is below X.
+    #[arg(long, value_name = "X")]
+    min_speedup: Option<f64>,
+    /// Also write the result as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct JourneyArgs {
+    /// Measure the steps listed in this manifest instead of building them.
+    #[arg(long, value_name = "FILE")]
+    manifest: Option<PathBuf>,
+    /// Where the steps are built.
+    #[arg(long, default_value = "build/journey")]
+    dir: PathBuf,
+    #[command(flatten)]
+    release: Release,
+    /// Sweep seeds 1..=N.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
+    seeds: u64,
+    /// The seed ckb-debugger runs.
+    #[arg(long, default_value_t = REFERENCE_SEED)]
+    reference_seed: u64,
+    /// With the reference seed: update docs/journey.svg, performance.md's journey table and
+    /// accumulator.md's accumulator-journey-table (the other options name files one by one).
+    #[arg(long)]
+    update_docs: bool,
+    /// Also copy the SVG chart here.
+    #[arg(long, value_name = "FILE")]
+    chart: Option<PathBuf>,
+    /// Also write the table as Markdown.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Replace the table between FILE's journey-table markers.
+    #[arg(long, value_name = "FILE")]
+    doc: Option<PathBuf>,
+    /// Replace FILE's accumulator-journey-table block.
+    #[arg(long, value_name = "FILE")]
+    acc_doc: Option<PathBuf>,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("sweep") => cmd_sweep(&args[1..]),
-        Some("journey") => cmd_journey(&args[1..]),
-        Some("flamegraph") => cmd_flamegraph(&args[1..]),
-        Some("gate") => cmd_gate(&args[1..]),
-        Some("checksums") => cmd_checksums(&args[1..]),
-        Some("growth") => cmd_growth(&args[1..]),
-        Some("acc-journey") => cmd_acc_journey(&args[1..]),
-        Some("help" | "--help" | "-h") => {
-            println!("{USAGE}");
-            Ok(())
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
+    let result = match cli.command {
+        Command::Run { seed, release, tx } => runs::run_table(&release.release_dir, seed, &tx),
+        Command::Sweep(a) => cmd_sweep(a),
+        Command::Journey(a) => cmd_journey(a),
+        Command::AccJourney { manifest, doc } => cmd_acc_journey(&manifest, doc.as_deref()),
+        Command::Flamegraph {
+            verifier,
+            seed,
+            release,
+            dir,
+        } => cmd_flamegraph(&verifier, seed, &release.release_dir, &dir),
+        Command::Render { folded, out, title } => render(&folded, &out, &title),
+        Command::Compare { a, b, seeds } => {
+            runs::compare(&gate::workspace_root(), [a.as_str(), b.as_str()], &seeds)
         }
-        _ => Err(format!("expected a command\n\n{USAGE}")),
+        Command::Gate { bless } => cmd_gate(bless),
+        Command::Checksums { release, write } => cmd_checksums(&release.release_dir, write),
+        Command::Growth {
+            release,
+            chart,
+            doc,
+            acc_doc,
+            readme,
+        } => cmd_growth(&release.release_dir, chart, doc, acc_doc, readme),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -79,61 +221,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// `--name value` options and positional arguments.
-struct Opts {
-    pairs: Vec<(String, String)>,
-    flags: Vec<String>,
-    positional: Vec<String>,
-}
-
-impl Opts {
-    fn parse(args: &[String], flags: &[&str]) -> Result<Opts, String> {
-        let mut o = Opts {
-            pairs: vec![],
-            flags: vec![],
-            positional: vec![],
-        };
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            if flags.contains(&a.as_str()) {
-                o.flags.push(a.clone());
-            } else if a.starts_with("--") {
-                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
-                o.pairs.push((a.clone(), v.clone()));
-            } else {
-                o.positional.push(a.clone());
-            }
+/// --help prints and exits 0; a usage error is one line naming it, exit 2.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
         }
-        Ok(o)
-    }
-
-    fn get(&self, name: &str) -> Option<&str> {
-        self.pairs
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn num<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(v) => v.parse().map_err(|_| format!("{name}: bad value {v:?}")),
+        _ => {
+            let text = e.render().to_string();
+            let line: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let line = line.join(" ");
+            eprintln!(
+                "cycle-lab: {} (cycle-lab --help)",
+                line.strip_prefix("error: ").unwrap_or(&line)
+            );
+            ExitCode::from(2)
         }
     }
-
-    fn flag(&self, name: &str) -> bool {
-        self.flags.iter().any(|f| f == name)
-    }
-}
-
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-    }
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn release_specs(dir: &Path) -> Result<Vec<ProgramSpec>, String> {
@@ -143,17 +253,10 @@ fn release_specs(dir: &Path) -> Result<Vec<ProgramSpec>, String> {
         .collect()
 }
 
-fn cmd_sweep(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &[])?;
-    let n: u64 = o.num("--seeds", 200)?;
-    let first: u64 = o.num("--first-seed", 1)?;
-    let threads: usize = o.num("--threads", sweep::all_threads())?;
-    let repeat: u32 = o.num("--repeat", 3)?;
-    let dir = PathBuf::from(o.get("--release-dir").unwrap_or("build/release"));
-    if n == 0 || repeat == 0 {
-        return Err("--seeds and --repeat must be at least 1".into());
-    }
-    let specs = release_specs(&dir)?;
+fn cmd_sweep(args: SweepArgs) -> Result<(), String> {
+    let (n, first, repeat) = (args.seeds, args.first_seed, args.repeat);
+    let threads = args.threads.unwrap_or_else(sweep::all_threads);
+    let specs = release_specs(&args.release.release_dir)?;
     let seeds: Vec<u64> = (first..first + n).collect();
     println!(
         "sweep: {} seeds ({}..={}) x {} verifiers = {} runs in ckb-script, in-process; {} cores{}",
@@ -247,7 +350,7 @@ fn cmd_sweep(args: &[String]) -> Result<(), String> {
          measured identical cycles)",
         all.threads
     );
-    if let Some(path) = o.get("--json") {
+    if let Some(path) = &args.json {
         let json = serde_json::json!({
             "seeds": { "first": first, "count": n },
             "verifiers": all.programs.iter().enumerate().map(|(p, name)| {
@@ -258,15 +361,9 @@ fn cmd_sweep(args: &[String]) -> Result<(), String> {
             "all_threads": { "threads": all.threads, "seconds": all.elapsed.as_secs_f64(), "seeds_per_second": all.seeds_per_second() },
             "speedup": speedup,
         });
-        write(
-            Path::new(path),
-            &serde_json::to_string_pretty(&json).expect("json"),
-        )?;
+        write(path, &serde_json::to_string_pretty(&json).expect("json"))?;
     }
-    if let Some(min) = o.get("--min-speedup") {
-        let min: f64 = min
-            .parse()
-            .map_err(|_| format!("--min-speedup: bad value {min:?}"))?;
+    if let Some(min) = args.min_speedup {
         if speedup < min {
             return Err(format!("speedup {speedup:.2} is below {min}"));
         }
@@ -274,22 +371,30 @@ fn cmd_sweep(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn cmd_journey(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &[])?;
-    let manifest = PathBuf::from(o.get("--manifest").unwrap_or("build/journey/variants.tsv"));
-    let n: u64 = o.num("--seeds", 50)?;
-    if n == 0 {
-        return Err("--seeds must be at least 1".into());
+fn cmd_journey(a: JourneyArgs) -> Result<(), String> {
+    let root = gate::workspace_root();
+    let docs = a.update_docs && a.reference_seed == REFERENCE_SEED;
+    if a.update_docs && !docs {
+        eprintln!("note: the docs record the reference seed's journey; not updating them");
     }
+    let doc_path =
+        |given: Option<PathBuf>, default: &str| given.or(docs.then(|| root.join(default)));
+    let manifest = match a.manifest {
+        Some(m) => m,
+        None => {
+            runs::build_journey(&root, &a.dir, &a.release.release_dir, a.reference_seed)?;
+            a.dir.join("variants.tsv")
+        }
+    };
     let variants = journey::read_manifest(&manifest)?;
-    let reference_seed: u64 = o.num("--reference-seed", REFERENCE_SEED)?;
     let j = journey::measure(
         variants,
-        reference_seed,
-        (1..=n).collect(),
+        a.reference_seed,
+        (1..=a.seeds).collect(),
         sweep::all_threads(),
     )?;
     let dir = manifest.parent().unwrap_or(Path::new("."));
+    println!();
     print!("{}", j.table());
     write(&dir.join("journey.csv"), &j.csv())?;
     write(
@@ -298,42 +403,67 @@ fn cmd_journey(args: &[String]) -> Result<(), String> {
     )?;
     let svg = chart::svg(&j);
     write(&dir.join("journey.svg"), &svg)?;
-    if let Some(path) = o.get("--chart") {
-        write(Path::new(path), &svg)?;
+    write(&dir.join("journey.md"), &j.markdown())?;
+    if let Some(path) = doc_path(a.chart, "docs/journey.svg") {
+        write(&path, &svg)?;
     }
-    if let Some(path) = o.get("--markdown") {
-        write(Path::new(path), &j.markdown())?;
+    if let Some(path) = a.markdown {
+        write(&path, &j.markdown())?;
     }
-    if let Some(path) = o.get("--doc") {
-        splice_file(path, &[(journey::DOC_BLOCK, &j.markdown())])?;
+    if let Some(path) = doc_path(a.doc, "docs/performance.md") {
+        splice_file(&path, &[(journey::DOC_BLOCK, &j.markdown())])?;
     }
     println!();
     println!(
-        "reference seed {reference_seed}: ckb-debugger's cycles, equal to ckb-script in-process \
+        "reference seed {}: ckb-debugger's cycles, equal to ckb-script in-process \
          for every variant (checked); min/median/max over {}",
+        a.reference_seed,
         j.sweep_description()
     );
     let flat = j.non_decreasing_steps();
     if !flat.is_empty() {
         println!("note: steps that did not lower the reference-seed cycles: {flat:?}");
     }
+    let acc_manifest = dir.join("acc-variants.tsv");
+    if acc_manifest.is_file() {
+        println!();
+        println!("The accumulator's type script, per step (in-process, the type script alone):");
+        cmd_acc_journey(
+            &acc_manifest,
+            doc_path(a.acc_doc, "docs/accumulator.md").as_deref(),
+        )?;
+    }
+    println!();
+    println!(
+        "Binaries and tx.json per step in {}/NN/; journey.{{csv,json,svg,md}} beside them{}",
+        dir.display(),
+        if docs {
+            "; docs/journey.svg, performance.md and accumulator.md updated"
+        } else {
+            ""
+        }
+    );
     Ok(())
 }
 
 /// The growth table's block in docs/performance.md.
 const GROWTH_BLOCK: &str = "growth-table";
 
-fn cmd_growth(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &[])?;
-    let dir = PathBuf::from(o.get("--release-dir").unwrap_or("build/release"));
-    let g = growth::measure(&release_specs(&dir)?)?;
+fn cmd_growth(
+    dir: &Path,
+    chart: Option<PathBuf>,
+    doc: Option<PathBuf>,
+    acc_doc: Option<PathBuf>,
+    readme: Option<PathBuf>,
+) -> Result<(), String> {
+    let g = growth::measure(&release_specs(dir)?)?;
     let table = g.markdown();
     print!("{table}");
-    if let Some(path) = o.get("--chart") {
-        write(Path::new(path), &g.svg())?;
+    if let Some(path) = chart {
+        write(&path, &g.svg())?;
     }
-    if let Some(path) = o.get("--doc") {
-        splice_file(path, &[(GROWTH_BLOCK, &table)])?;
+    if let Some(path) = doc {
+        splice_file(&path, &[(GROWTH_BLOCK, &table)])?;
     }
     // The type script is measured alone: its format field is unused.
     let spec = ProgramSpec::load(
@@ -342,69 +472,89 @@ fn cmd_growth(args: &[String]) -> Result<(), String> {
         &dir.join(acc_growth::BINARY),
     )?;
     let acc = acc_growth::measure(&spec)?;
-    let (costs, rows, readme) = (acc.cost_table(), acc.growth_table(), acc.readme_table());
+    let (costs, rows, readme_rows) = (acc.cost_table(), acc.growth_table(), acc.readme_table());
     println!(
         "\naccumulator type script, transitions (keep's floor: {} cycles):\n{costs}",
         acc.floor()
     );
     println!("accumulator type script, cycles / witness bytes against MMR size:\n{rows}");
-    if let Some(path) = o.get("--acc-doc") {
+    if let Some(path) = acc_doc {
         splice_file(
-            path,
+            &path,
             &[
                 (acc_growth::COST_BLOCK, &costs),
                 (acc_growth::GROWTH_BLOCK, &rows),
             ],
         )?;
     }
-    if let Some(path) = o.get("--readme") {
-        splice_file(path, &[(acc_growth::README_BLOCK, &readme)])?;
+    if let Some(path) = readme {
+        splice_file(&path, &[(acc_growth::README_BLOCK, &readme_rows)])?;
     }
     Ok(())
 }
 
-fn cmd_acc_journey(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &[])?;
-    let manifest = PathBuf::from(
-        o.get("--manifest")
-            .unwrap_or("build/journey/acc-variants.tsv"),
-    );
-    let table = acc_growth::journey(&manifest)?;
+fn cmd_acc_journey(manifest: &Path, doc: Option<&Path>) -> Result<(), String> {
+    let table = acc_growth::journey(manifest)?;
     print!("{table}");
-    if let Some(path) = o.get("--doc") {
+    if let Some(path) = doc {
         splice_file(path, &[(acc_growth::JOURNEY_BLOCK, &table)])?;
     }
     Ok(())
 }
 
 /// Replaces each (block name, table) block of the file at `path`.
-fn splice_file(path: &str, blocks: &[(&str, &str)]) -> Result<(), String> {
-    let mut doc = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+fn splice_file(path: &Path, blocks: &[(&str, &str)]) -> Result<(), String> {
+    let shown = path.display();
+    let mut doc = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
     for (name, table) in blocks {
-        doc = doc_blocks::replace_between(&doc, name, table).map_err(|e| format!("{path}: {e}"))?;
+        doc =
+            doc_blocks::replace_between(&doc, name, table).map_err(|e| format!("{shown}: {e}"))?;
     }
-    write(Path::new(path), &doc)
+    write(path, &doc)
 }
 
-fn cmd_flamegraph(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &[])?;
-    let [folded, out] = o.positional.as_slice() else {
-        return Err(format!("flamegraph needs <folded> <out.svg>\n\n{USAGE}"));
+fn cmd_flamegraph(verifier: &str, seed: u64, release: &Path, dir: &Path) -> Result<(), String> {
+    let v = match verifier {
+        "baseline" | "baseline-verifier" => "baseline-verifier",
+        "c" | "c-verifier" => "c-verifier",
+        "compiled" | "compiled-verifier" => "compiled-verifier",
+        other => {
+            return Err(format!(
+                "unknown verifier {other:?} (baseline, c or compiled)"
+            ))
+        }
     };
-    let raw = std::fs::read_to_string(folded).map_err(|e| format!("{folded}: {e}"))?;
+    let (folded, cycles, index) = runs::profile(release, v, seed, dir)?;
+    let svg = dir.join(format!("{v}-{seed}.svg"));
+    render(
+        &folded,
+        &svg,
+        &format!("{v}, seed {seed}: {cycles} cycles (ckb-debugger)"),
+    )?;
+    println!("{}", svg.display());
+    println!(
+        "(folded stacks: {}; the run: ckb-debugger --tx-file {}/tx-{seed}.json --cell-type input \
+         --script-group-type lock --cell-index {index})",
+        folded.display(),
+        dir.display()
+    );
+    Ok(())
+}
+
+fn render(folded: &Path, out: &Path, title: &str) -> Result<(), String> {
+    let raw = std::fs::read_to_string(folded).map_err(|e| format!("{}: {e}", folded.display()))?;
     let input = short_frames(&raw);
     if input.trim().is_empty() {
-        return Err(format!("{folded} holds no stacks"));
+        return Err(format!("{} holds no stacks", folded.display()));
     }
     let mut options = inferno::flamegraph::Options::default();
-    options.title = o.get("--title").unwrap_or("CKB-VM cycles").to_string();
+    options.title = title.to_string();
     options.count_name = "cycles".to_string();
     options.name_type = "Function:".to_string();
     let mut svg = Vec::new();
     inferno::flamegraph::from_reader(&mut options, input.as_bytes(), &mut svg)
-        .map_err(|e| format!("rendering {folded}: {e}"))?;
-    std::fs::write(out, svg).map_err(|e| format!("{out}: {e}"))?;
-    Ok(())
+        .map_err(|e| format!("rendering {}: {e}", folded.display()))?;
+    std::fs::write(out, svg).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// ckb-debugger names each frame `source-path:function` ("??:func_0x…" without symbols) and
@@ -435,12 +585,11 @@ fn short_frames(folded: &str) -> String {
     out
 }
 
-fn cmd_gate(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &["--bless"])?;
+fn cmd_gate(bless: bool) -> Result<(), String> {
     let root = gate::workspace_root();
     let file = root.join(gate::FILE);
     let measured = gate::measure(&gate::release_dir())?;
-    if o.flag("--bless") {
+    if bless {
         write(&file, &gate::render(&measured))?;
         println!("wrote {} ({} entries)", gate::FILE, measured.len());
         // The README's cycle table shows the same reference-seed numbers.
@@ -468,12 +617,10 @@ fn cmd_gate(args: &[String]) -> Result<(), String> {
     }
 }
 
-fn cmd_checksums(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &[])?;
-    let dir = PathBuf::from(o.get("--release-dir").unwrap_or("build/release"));
-    let text = checksums::render(&dir)?;
-    match o.get("--write") {
-        Some(path) => write(Path::new(path), &text),
+fn cmd_checksums(dir: &Path, out: Option<PathBuf>) -> Result<(), String> {
+    let text = checksums::render(dir)?;
+    match out {
+        Some(path) => write(&path, &text),
         None => {
             print!("{text}");
             Ok(())

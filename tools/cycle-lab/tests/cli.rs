@@ -1,0 +1,91 @@
+//! cycle-lab's command line: every command has its own --help; a usage error (unknown option,
+//! missing value, bad number, unknown command) is one line on stderr naming it, exit 2, and
+//! nothing is written.
+
+use std::process::{Command, Output};
+
+fn lab(args: &[&str], dir: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cycle-lab"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn empty_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cycle-lab-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const COMMANDS: [&str; 11] = [
+    "run",
+    "sweep",
+    "journey",
+    "acc-journey",
+    "flamegraph",
+    "render",
+    "compare",
+    "gate",
+    "checksums",
+    "growth",
+    "help",
+];
+
+#[test]
+fn every_command_has_its_own_help() {
+    let dir = empty_dir("help");
+    for command in &COMMANDS[..10] {
+        let out = lab(&[command, "--help"], &dir);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{command}: {text}");
+        assert!(
+            text.contains(&format!("Usage: cycle-lab {command}")),
+            "{command}: {text}"
+        );
+    }
+    let out = lab(&["--help"], &dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for command in COMMANDS {
+        assert!(text.contains(command), "{command} not listed:\n{text}");
+    }
+}
+
+#[test]
+fn usage_errors_are_one_line_exit_2_and_write_nothing() {
+    let dir = empty_dir("usage");
+    for (args, named) in [
+        (&["run", "--sed", "1"][..], "--sed"),
+        (&["run", "--seed"][..], "--seed"),
+        (&["run", "--seed", "x"][..], "--seed"),
+        (&["sweep", "--seeds", "0"][..], "--seeds"),
+        (&["journey", "--bogus"][..], "--bogus"),
+        (&["checksums", "--write"][..], "--write"),
+        (&["compare", "HEAD"][..], "<B>"),
+        (&["flamegraph"][..], "<VERIFIER>"),
+        (&["frobnicate"][..], "frobnicate"),
+    ] {
+        let out = lab(args, &dir);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("cycle-lab: "), "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?} should name {named}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "{args:?} wrote a file"
+        );
+    }
+}
+
+#[test]
+fn a_failed_measurement_exits_1() {
+    let dir = empty_dir("fail");
+    let out = lab(&["run", "--release-dir", "nowhere"], &dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no verifier binaries in nowhere"), "{err}");
+}
