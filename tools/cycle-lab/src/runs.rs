@@ -345,13 +345,13 @@ pub fn compare_table(a: &Measured, b: &Measured) -> String {
 
 /// Profiles `verifier` on `seed` in ckb-debugger with its `.debug` binary in place of the
 /// stripped one (same code, with symbols): writes the folded stacks and returns them with the
-/// run's cycles.
+/// run's cycles and the input index.
 pub fn profile(
     release: &Path,
     verifier: &str,
     seed: u64,
     dir: &Path,
-) -> Result<(PathBuf, u64), String> {
+) -> Result<(PathBuf, u64, usize), String> {
     let bins = release_binaries(release)?;
     let index = bins
         .iter()
