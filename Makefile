@@ -30,7 +30,7 @@ release:
 	./build.sh build
 
 test-cores:
-	$(CARGO) test --release --locked $(addprefix -p ,$(CORES))
+	$(CARGO) test --release --locked $(addprefix -p ,$(CORES)) --features mmr-accumulator/std
 
 test: release
 	$(CARGO) test --release --locked $(HOST) --exclude ckb-devnet --exclude ckb-mmr-sdk

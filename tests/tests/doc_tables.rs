@@ -839,7 +839,7 @@ fn journey_article_quotes() {
     for path in [readme(), doc("c-verifier.md")] {
         let text = std::fs::read_to_string(&path).unwrap();
         let quote = block(&text, "journey-article");
-        let numbers = quoted_numbers(&quote);
+        let numbers = quoted_numbers(quote);
         assert!(!numbers.is_empty(), "{}: no figure quoted", path.display());
         for n in numbers {
             assert!(
