@@ -3,7 +3,7 @@
 #
 #   SEED=1680833947559458126 ./build.sh     build, write tx.json, print the cycle table
 #   ./build.sh test                         build, then run the whole test suite
-#   ./build.sh build                        build only (contracts, C verifier, tx-generator)
+#   ./build.sh build                        build only (contracts, C verifier, the host tools)
 #   ./build.sh journey                      every tuning step as its own binary, one cycle table
 #                                           (ckb-debugger on SEED, min/median/max over
 #                                           JOURNEY_SEEDS=50 seeds in-process; CSV, JSON, SVG;
@@ -15,10 +15,10 @@
 #                                           all cores, in-process; seeds/s and speedup
 #   ./build.sh compare <ref-a> <ref-b>      build both git refs in temporary worktrees, print
 #                                           their cycles side by side (COMPARE_SEEDS="s1 s2")
-#   (These are cycle-lab commands: `target/release/cycle-lab <command> --help` tells more.)
 #   ./build.sh flamegraph <verifier> [seed] build/flamegraph/<verifier>-<seed>.svg
 #   ./build.sh bless                        rewrite tests/expected-cycles.json (cycle gate)
 #   ./build.sh checksums                    rewrite checksums.txt (sha256 of build/release)
+#   (run, journey to checksums are cycle-lab's commands: target/release/cycle-lab <command> --help)
 #   ./build.sh kernel-proof [mutants]       prove the merge kernel in build/release and its source
 #                                           equal to BLAKE2b-256 for every input (docs/hashing.md);
 #                                           `mutants [--bit-flips]`: the mutation run, with counts
