@@ -51,9 +51,9 @@ impl Owner {
         Owner { key, blake160 }
     }
 
-    /// The owner's default lock, as tx-generator names it.
+    /// The owner's default lock, as the SDK names it.
     pub fn script(&self) -> ckb_mmr_sdk::script::Script {
-        ckb_mmr_sdk::script::Script::secp256k1_blake160(self.blake160)
+        ckb_mmr_sdk::script::secp256k1_blake160(self.blake160)
     }
 
     /// The owner's default lock as a packed `Script`.

@@ -349,8 +349,11 @@ fn mock_transaction_for_ckb_debugger() {
     // for the same transaction shape.
     let w = Workload::from_seed(REFERENCE_SEED);
     let verifiers = available_verifiers();
-    let acc_type = ckb_mmr_sdk::script::Script::type_id([0xac; 32]);
-    assert_eq!(acc_type.hash(), hash_of(&accumulator_type()));
+    let acc_type = ckb_mmr_sdk::script::type_id([0xac; 32]);
+    assert_eq!(
+        ckb_mmr_sdk::script::hash(&acc_type),
+        hash_of(&accumulator_type())
+    );
     let cells: Vec<ckb_mmr_sdk::tx::Cell> = verifiers
         .iter()
         .map(|&v| ckb_mmr_sdk::tx::Cell {

@@ -336,25 +336,38 @@ fn args_flags_and_lengths() {
 }
 
 #[test]
-fn script_hashes_match_ckb_types() {
-    // tx-generator's hand-written molecule Script and hash against ckb-types'.
+fn sdk_owner_lock_hash_is_what_the_lock_sees() {
+    // The SDK names an owner by `script::hash` of its lock; the verifiers compare proved
+    // leaves with the lock hash `load_cell_by_field` gives for each input. The owner's cell
+    // here is locked by the test's own Script (tests/src/owner.rs), built apart from the SDK.
     let owner = Owner::from_tag("owner A");
-    assert_eq!(owner.script().hash(), owner.lock_hash());
-    let mut chain = Chain::new(Verifier::C);
-    let w = workload([0; 32]);
-    let lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
-    let ours = ckb_mmr_sdk::script::Script {
-        code_hash: lock.code_hash().as_slice().try_into().unwrap(),
-        hash_type: ckb_mmr_sdk::script::HashType::Data2,
-        args: w.lock_args_for(Mode::Owner),
-    };
-    assert_eq!(ours.molecule(), lock.as_slice());
-    let theirs: [u8; 32] = lock.calc_script_hash().as_slice().try_into().unwrap();
-    assert_eq!(ours.hash(), theirs);
-    assert_eq!(
-        ScriptHashType::Data2 as u8,
-        ckb_mmr_sdk::script::HashType::Data2.byte()
+    let named = ckb_mmr_sdk::script::hash(&owner.script());
+    let w = workload(named);
+    for v in available_verifiers() {
+        let mut s = Spend::new(v, &owner, &w);
+        let tx = owner.sign(s.tx(owner.lock()), &[1]);
+        s.chain
+            .verify(&tx)
+            .unwrap_or_else(|e| panic!("{v:?}: the owner the SDK named was not found: {e}"));
+    }
+    // The same key under another hash type is another lock: its hash names no input here.
+    let other = ckb_mmr_sdk::script::new(
+        ckb_mmr_sdk::script::SECP256K1_BLAKE160_CODE_HASH,
+        ScriptHashType::Data1,
+        &owner.blake160,
     );
+    let w = workload(ckb_mmr_sdk::script::hash(&other));
+    for v in available_verifiers() {
+        let mut s = Spend::new(v, &owner, &w);
+        let tx = owner.sign(s.tx(owner.lock()), &[1]);
+        assert_rejected(
+            &s.chain,
+            &tx,
+            "Inputs[0].Lock",
+            OWNER_NOT_FOUND,
+            "other lock",
+        );
+    }
 }
 
 #[test]

@@ -52,9 +52,12 @@ impl mmr_accumulator::Merge for Host {
     }
 }
 
-/// The commitment of the MMR of `leaves` (at least one).
-pub fn commitment(leaves: &[[u8; 32]]) -> Commitment {
-    build::commitment::<Host>(leaves).expect("at least one leaf")
+/// The commitment of the MMR of `leaves`: no leaves is [`Error::Leaves`].
+pub fn commitment(leaves: &[[u8; 32]]) -> Result<Commitment> {
+    build::commitment::<Host>(leaves).ok_or_else(|| Error::Leaves {
+        path: "leaves".into(),
+        reason: "an MMR needs at least one leaf".into(),
+    })
 }
 
 /// The accumulator's type script: the code cell's data hash, `data2` (the binary needs VM
@@ -142,7 +145,7 @@ impl Accumulator {
                 leaves.len()
             )));
         }
-        if commitment(&leaves[..n]) != self.commitment {
+        if commitment(&leaves[..n])? != self.commitment {
             return Err(Error::NotExtending(format!(
                 "{path}: its first {n} leaves do not give the accumulator's root {} (mmr_size {})",
                 hex(&self.commitment.root),
@@ -294,8 +297,9 @@ pub fn find_code(
     )))
 }
 
-/// `WitnessArgs` with `input_type` (an update) or `output_type` (a creation) set.
-fn type_witness(payload: &[u8], creation: bool) -> Bytes {
+/// `WitnessArgs` with `input_type` (an update) or `output_type` (a creation) set to
+/// `payload`: the field the accumulator type script reads.
+pub fn type_witness(payload: &[u8], creation: bool) -> Bytes {
     let field = Some(Bytes::copy_from_slice(payload)).pack();
     let args = packed::WitnessArgs::new_builder();
     let args = if creation {
@@ -308,20 +312,20 @@ fn type_witness(payload: &[u8], creation: bool) -> Bytes {
 
 /// The creation: the accumulator is output 0 (its type id args are filled in from the first
 /// input the wallet picks), its witness `output_type` the `CREATE` payload.
-pub fn create_draft(code: &Deployment, lock: packed::Script, leaves: &[[u8; 32]]) -> Draft {
-    let c = commitment(leaves);
+pub fn create_draft(code: &Deployment, lock: packed::Script, leaves: &[[u8; 32]]) -> Result<Draft> {
+    let c = commitment(leaves)?;
     let output = exact_output(
         lock,
         Some(type_script(code.data_hash, [0; 32])),
         mmr_accumulator::COMMITMENT_LEN,
     );
-    Draft {
+    Ok(Draft {
         cell_deps: vec![code.cell_dep()],
         outputs: vec![(output, Bytes::copy_from_slice(&c.to_bytes()))],
         witnesses: vec![type_witness(&build::create_payload(leaves), true)],
         type_id_output: Some(0),
         ..Draft::default()
-    }
+    })
 }
 
 /// What an update puts in the accumulator's place.
@@ -347,7 +351,7 @@ impl Update<'_> {
                     leaves.len()
                 )));
             }
-            Ok(commitment(leaves))
+            commitment(leaves)
         };
         Ok(match self {
             Update::Append(leaves) => {
@@ -395,13 +399,14 @@ pub fn complete(wallet: &Wallet, draft: Draft) -> Result<Built> {
 /// The accumulator cell a committed creation or update left at output 0.
 pub fn after(acc_code_hash: [u8; 32], built: &Built) -> Result<Accumulator> {
     let raw = built.tx.raw();
-    let output = raw.outputs().get(0).expect("the accumulator is output 0");
-    let data = raw.outputs_data().get(0).expect("its data").raw_data();
+    let none = || Error::NotFound("an accumulator with type id args at output 0".into());
+    let output = raw.outputs().get(0).ok_or_else(none)?;
+    let data = raw.outputs_data().get(0).ok_or_else(none)?.raw_data();
     let type_id: [u8; 32] = output
         .type_()
         .to_opt()
         .and_then(|t| t.args().raw_data()[..].try_into().ok())
-        .expect("an accumulator output has type id args");
+        .ok_or_else(none)?;
     let cell = IndexedCell {
         out_point: packed::OutPoint::new(built.tx.calc_tx_hash(), 0),
         output,
@@ -474,7 +479,7 @@ mod tests {
     #[test]
     fn host_commitments_are_the_locks_and_the_documents() {
         // docs/accumulator.md's worked examples.
-        let five = commitment(&leaves(5));
+        let five = commitment(&leaves(5)).unwrap();
         assert_eq!(
             hex(&five.root),
             "0x723d067445ce7c39481a7a28195deb3c8946548b92c7b98fe6bcc78b4607684b"
@@ -483,7 +488,10 @@ mod tests {
         // The locks' args for the same leaves: the accumulator's data is a lock's commitment.
         for n in [1u8, 2, 3, 7, 11, 18] {
             let w = Workload::from_leaves(&leaves(n), &[0]).unwrap();
-            assert_eq!(commitment(&leaves(n)).to_bytes().to_vec(), w.lock_args());
+            assert_eq!(
+                commitment(&leaves(n)).unwrap().to_bytes().to_vec(),
+                w.lock_args()
+            );
         }
     }
 
@@ -522,7 +530,7 @@ mod tests {
     #[test]
     fn payloads_verify_in_the_core() {
         let all = leaves(18);
-        let old = commitment(&all[..7]);
+        let old = commitment(&all[..7]).unwrap();
         let acc = Accumulator {
             cell: IndexedCell {
                 out_point: packed::OutPoint::default(),
@@ -536,7 +544,7 @@ mod tests {
         };
         for update in [Update::Append(&all), Update::Extend(&all)] {
             let (new, _, payload) = update.parts(&acc).unwrap();
-            assert_eq!(new, commitment(&all));
+            assert_eq!(new, commitment(&all).unwrap());
             let mut ws = mmr_accumulator::Workspace::new();
             let got = mmr_accumulator::verify_update::<Host>(
                 &mut ws,

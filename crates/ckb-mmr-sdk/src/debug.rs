@@ -217,7 +217,7 @@ pub fn debug(rpc: &Rpc, tx: &packed::Transaction, file: &Path) -> Result<(Value,
                     cycles: BUILTIN_TYPE_ID_CYCLES,
                 })
             } else {
-                run_group(file, g.group_type, g.cell_type, g.index)
+                run_group(file, g.group_type, g.cell_type, g.index).map_err(|e| e.to_string())
             },
             group: g,
         })

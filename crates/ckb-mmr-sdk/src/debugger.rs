@@ -3,6 +3,7 @@
 //! reader of ckb-debugger's output in the project (cycle-lab's run, compare and flamegraph
 //! use it too).
 
+use crate::error::{Error, Result};
 use std::path::Path;
 use std::process::Command;
 
@@ -22,7 +23,7 @@ pub struct Report {
 }
 
 /// `ckb-debugger --tx-file FILE --cell-type input --script-group-type lock --cell-index N`.
-pub fn run_lock(tx_file: &Path, index: usize) -> Result<DebuggerRun, String> {
+pub fn run_lock(tx_file: &Path, index: usize) -> Result<DebuggerRun> {
     run_group(tx_file, "lock", "input", index)
 }
 
@@ -40,7 +41,7 @@ pub fn command(tx_file: &Path, group_type: &str, cell_type: &str, index: usize) 
 }
 
 /// Runs `command` and reads its output with [`parse`].
-pub fn report(mut command: Command) -> Result<Report, String> {
+pub fn report(mut command: Command) -> std::result::Result<Report, String> {
     let out = command
         .output()
         .map_err(|e| format!("running ckb-debugger (./build.sh deps installs 1.1.1): {e}"))?;
@@ -54,7 +55,7 @@ pub fn report(mut command: Command) -> Result<Report, String> {
 
 /// Reads ckb-debugger's output: `Run result: N`, `All cycles: N(…)`; a failed script's
 /// `error code N` when there is no run result.
-pub fn parse(text: &str) -> Result<Report, String> {
+pub fn parse(text: &str) -> std::result::Result<Report, String> {
     let field = |prefix: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(prefix))
@@ -92,15 +93,15 @@ pub fn run_group(
     group_type: &str,
     cell_type: &str,
     index: usize,
-) -> Result<DebuggerRun, String> {
-    let r = report(command(tx_file, group_type, cell_type, index))?;
+) -> Result<DebuggerRun> {
+    let r = report(command(tx_file, group_type, cell_type, index)).map_err(Error::Debugger)?;
     Ok(DebuggerRun {
         result: r.result,
         cycles: r.cycles.ok_or_else(|| {
-            format!(
+            Error::Debugger(format!(
                 "no \"All cycles:\" in ckb-debugger output (run result {})",
                 r.result
-            )
+            ))
         })?,
     })
 }

@@ -28,8 +28,17 @@ impl fmt::Debug for Key {
 }
 
 impl Key {
-    /// A key from 64 hex digits (`0x` optional, surrounding white space ignored).
-    pub fn from_hex(text: &str) -> std::result::Result<Key, String> {
+    /// A key from 64 hex digits (`0x` optional, surrounding white space ignored); anything
+    /// else is [`Error::BadKey`] (path `key`: [`Key::from_file`] names the file), whose
+    /// message never carries the text.
+    pub fn from_hex(text: &str) -> Result<Key> {
+        Key::from_hex_text(text).map_err(|reason| Error::BadKey {
+            path: "key".into(),
+            reason,
+        })
+    }
+
+    fn from_hex_text(text: &str) -> std::result::Result<Key, String> {
         let digits = text.trim();
         let digits = digits.strip_prefix("0x").unwrap_or(digits);
         if digits.len() != 64 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -38,7 +47,7 @@ impl Key {
                 digits.len()
             ));
         }
-        let bytes = crate::parse_hex(digits)?;
+        let bytes = crate::parse_hex(digits).map_err(|e| e.to_string())?;
         let secret = Privkey::from_slice(&bytes);
         let pubkey = secret
             .pubkey()
@@ -54,7 +63,7 @@ impl Key {
             path: path.to_string(),
             reason: e.to_string(),
         })?;
-        Key::from_hex(&text).map_err(|reason| Error::BadKey {
+        Key::from_hex_text(&text).map_err(|reason| Error::BadKey {
             path: path.to_string(),
             reason,
         })
@@ -154,6 +163,8 @@ mod tests {
             &"ff".repeat(32),
         ] {
             let err = Key::from_hex(bad).unwrap_err();
+            assert!(matches!(err, Error::BadKey { .. }), "{err}");
+            let err = err.to_string();
             assert!(bad.len() < 8 || !err.contains(bad), "{err}");
         }
         assert!(format!("{:?}", Key::from_hex(DEV_KEY).unwrap()).contains("c8328aab"));

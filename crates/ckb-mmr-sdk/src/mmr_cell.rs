@@ -21,9 +21,12 @@ pub fn read_leaves(path: &str) -> Result<Vec<[u8; 32]>> {
         path: path.to_string(),
         reason: e.to_string(),
     })?;
-    let leaves = crate::parse_leaves(&text).map_err(|reason| Error::Leaves {
-        path: path.to_string(),
-        reason,
+    let leaves = crate::parse_leaves(&text).map_err(|e| match e {
+        Error::Leaves { reason, .. } => Error::Leaves {
+            path: path.to_string(),
+            reason,
+        },
+        other => other,
     })?;
     if leaves.is_empty() {
         return Err(Error::Leaves {
@@ -43,6 +46,9 @@ pub fn prove(leaves: &[[u8; 32]], indexes: &[u64]) -> Result<Workload> {
 /// Refuses (9) an index at or beyond `leaf_count`, the leaves of `mmr` (at least one).
 pub fn check_indexes(indexes: &[u64], leaf_count: u64, mmr: &str) -> Result<()> {
     match indexes.iter().find(|&&i| i >= leaf_count) {
+        Some(bad) if leaf_count == 0 => Err(Error::Index(format!(
+            "leaf index {bad} is not in {mmr}: it has no leaves"
+        ))),
         Some(bad) => Err(Error::Index(format!(
             "leaf index {bad} is not in {mmr}: it has {leaf_count} leaves (indexes 0..={})",
             leaf_count - 1
@@ -117,7 +123,7 @@ impl Spend {
         format: Format,
         mode: Mode,
     ) -> Result<Spend> {
-        let payload = w.payload(format).map_err(Error::Index)?;
+        let payload = w.payload(format)?;
         Ok(Spend {
             cell,
             code,

@@ -3,11 +3,19 @@
 //! workload's args; witness i carries input i's payload in `WitnessArgs.lock`. Owner-mode
 //! transactions ([`mock_transaction_with_owners`]) add one input per owner after them;
 //! by-reference transactions ([`mock_transaction_with_deps`]) add cell deps such as the
-//! accumulator after the verifiers' code cells.
+//! accumulator after the verifiers' code cells. Built with ckb-types and ckb-mock-tx-types,
+//! the structures ckb-debugger itself reads.
 
-use crate::script::Script;
-use crate::{ckb_hash, hex, witness_args_with_lock};
-use serde_json::{json, Value};
+use crate::script::{self, Script};
+use crate::{ckb_hash, witness_args_with_lock};
+use ckb_mock_tx_types::{MockCellDep, MockInfo, MockInput, MockTransaction, ReprMockTransaction};
+use ckb_types::{
+    bytes::Bytes,
+    core::{Capacity, DepType, ScriptHashType, TransactionBuilder},
+    packed::{CellDep, CellInput, CellOutput, OutPoint},
+    prelude::*,
+};
+use serde_json::Value;
 
 /// One verifier in the transaction: its binary and the payload its lock reads.
 pub struct Cell {
@@ -16,17 +24,26 @@ pub struct Cell {
     pub payload: Vec<u8>,
 }
 
-fn out_point(tag: u8, index: usize) -> Value {
+fn out_point(tag: u8, index: usize) -> OutPoint {
     // Distinct, obviously synthetic transaction hashes: no real chain data is referenced.
     let mut tx_hash = [tag; 32];
     tx_hash[31] = index as u8;
-    json!({ "tx_hash": hex(&tx_hash), "index": format!("{index:#x}") })
+    OutPoint::new(tx_hash.pack(), index as u32)
 }
 
-fn capacity(bytes: usize) -> String {
+fn output(bytes: usize, lock: Script, type_: Option<Script>) -> CellOutput {
     // Occupied capacity plus headroom, in shannons; ckb-debugger does not check it, but a
     // transaction that would be sane on chain is easier to reuse.
-    format!("{:#x}", (bytes as u64 + 200) * 100_000_000)
+    CellOutput::new_builder()
+        .capacity(Capacity::shannons((bytes as u64 + 200) * 100_000_000))
+        .lock(lock)
+        .type_(type_.pack())
+        .build()
+}
+
+/// The lock of the synthetic code and dependency cells: never run.
+fn placeholder_lock() -> Script {
+    script::new([0; 32], ScriptHashType::Data, &[])
 }
 
 /// An input spent by an owner: its lock (whose hash a proved leaf names) and its witness.
@@ -88,97 +105,76 @@ pub fn mock_transaction_with_deps(
     owners: &[OwnerInput],
     deps: &[DepCell],
 ) -> Value {
-    let mut mock_deps = Vec::new();
-    let mut mock_inputs = Vec::new();
-    let mut tx_deps = Vec::new();
-    let mut tx_inputs = Vec::new();
-    let mut witnesses = Vec::new();
-    let mut outputs = Vec::new();
-    let mut outputs_data = Vec::new();
+    let repr = ReprMockTransaction::from(mock(cells, owners, deps));
+    serde_json::to_value(repr).expect("a mock transaction serializes to JSON")
+}
+
+/// The [`MockTransaction`] behind [`mock_transaction_with_deps`].
+pub fn mock(cells: &[Cell], owners: &[OwnerInput], deps: &[DepCell]) -> MockTransaction {
+    let mut info = MockInfo::default();
+    let mut tx = TransactionBuilder::default();
+    let mut spend = |info: &mut MockInfo, input: CellInput, output: CellOutput, witness| {
+        info.inputs.push(MockInput {
+            input: input.clone(),
+            output: output.clone(),
+            data: Bytes::new(),
+            header: None,
+        });
+        tx = std::mem::take(&mut tx)
+            .input(input)
+            .output(output)
+            .output_data(Bytes::new().pack())
+            .witness(Bytes::from(witness).pack());
+    };
+    let mut dep_cells = Vec::new();
     for (i, cell) in cells.iter().enumerate() {
-        let code_hash = ckb_hash(&[&cell.binary]);
-        let lock = json!({
-            "code_hash": hex(&code_hash),
-            "hash_type": "data2",
-            "args": hex(&cell.lock_args),
-        });
-        let dep = json!({ "out_point": out_point(0xd0, i), "dep_type": "code" });
-        mock_deps.push(json!({
-            "cell_dep": dep,
-            "output": {
-                "capacity": capacity(cell.binary.len() + 61),
-                "lock": { "code_hash": hex(&[0; 32]), "hash_type": "data", "args": "0x" },
-                "type": null,
-            },
-            "data": hex(&cell.binary),
-            "header": null,
-        }));
-        tx_deps.push(dep);
-        let input = json!({ "since": "0x0", "previous_output": out_point(0x1a, i) });
-        let output = json!({
-            "capacity": capacity(cell.lock_args.len() + 61),
-            "lock": lock,
-            "type": null,
-        });
-        mock_inputs.push(json!({
-            "input": input,
-            "output": output,
-            "data": "0x",
-            "header": null,
-        }));
-        tx_inputs.push(input);
-        witnesses.push(hex(&witness_args_with_lock(&cell.payload)));
-        outputs.push(output);
-        outputs_data.push("0x");
+        let lock = script::new(
+            ckb_hash(&[&cell.binary]),
+            ScriptHashType::Data2,
+            &cell.lock_args,
+        );
+        let code = output(cell.binary.len() + 61, placeholder_lock(), None);
+        dep_cells.push((out_point(0xd0, i), code, &cell.binary[..]));
+        let input = CellInput::new(out_point(0x1a, i), 0);
+        let out = output(cell.lock_args.len() + 61, lock, None);
+        spend(&mut info, input, out, witness_args_with_lock(&cell.payload));
     }
     for (k, cell) in deps.iter().enumerate() {
-        let type_script = cell.type_script.as_ref().map(Script::to_json);
-        let type_len = cell.type_script.as_ref().map_or(0, |t| 33 + t.args.len());
-        let dep = json!({ "out_point": out_point(0xac, k), "dep_type": "code" });
-        mock_deps.push(json!({
-            "cell_dep": dep,
-            "output": {
-                "capacity": capacity(cell.data.len() + 61 + type_len),
-                "lock": { "code_hash": hex(&[0; 32]), "hash_type": "data", "args": "0x" },
-                "type": type_script,
-            },
-            "data": hex(&cell.data),
-            "header": null,
-        }));
-        tx_deps.push(dep);
+        let type_len = cell
+            .type_script
+            .as_ref()
+            .map_or(0, |t| 33 + t.args().raw_data().len());
+        let out = output(
+            cell.data.len() + 61 + type_len,
+            placeholder_lock(),
+            cell.type_script.clone(),
+        );
+        dep_cells.push((out_point(0xac, k), out, &cell.data[..]));
     }
     for (j, owner) in owners.iter().enumerate() {
-        let input = json!({ "since": "0x0", "previous_output": out_point(0x0e, j) });
-        let output = json!({
-            "capacity": capacity(owner.lock.args.len() + 61),
-            "lock": owner.lock.to_json(),
-            "type": null,
-        });
-        mock_inputs.push(json!({
-            "input": input,
-            "output": output,
-            "data": "0x",
-            "header": null,
-        }));
-        tx_inputs.push(input);
-        witnesses.push(hex(&owner.witness));
-        outputs.push(output);
-        outputs_data.push("0x");
+        let input = CellInput::new(out_point(0x0e, j), 0);
+        let out = output(
+            owner.lock.args().raw_data().len() + 61,
+            owner.lock.clone(),
+            None,
+        );
+        spend(&mut info, input, out, owner.witness.clone());
     }
-    json!({
-        "mock_info": {
-            "inputs": mock_inputs,
-            "cell_deps": mock_deps,
-            "header_deps": [],
-        },
-        "tx": {
-            "version": "0x0",
-            "cell_deps": tx_deps,
-            "header_deps": [],
-            "inputs": tx_inputs,
-            "outputs": outputs,
-            "outputs_data": outputs_data,
-            "witnesses": witnesses,
-        }
-    })
+    for (out_point, output, data) in dep_cells {
+        let cell_dep = CellDep::new_builder()
+            .out_point(out_point)
+            .dep_type(DepType::Code)
+            .build();
+        info.cell_deps.push(MockCellDep {
+            cell_dep: cell_dep.clone(),
+            output,
+            data: Bytes::copy_from_slice(data),
+            header: None,
+        });
+        tx = tx.cell_dep(cell_dep);
+    }
+    MockTransaction {
+        mock_info: info,
+        tx: tx.build().data(),
+    }
 }

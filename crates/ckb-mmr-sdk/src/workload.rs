@@ -1,9 +1,10 @@
 //! The workload behind every measurement: a seeded random MMR, a sorted sample of its leaves,
 //! the proof for them, and the payload each verifier reads. Also usable as a library to build
 //! proofs for your own leaves ([`Workload::from_leaves`], [`parse_leaves`]), in plain or owner
-//! mode ([`Workload::lock_args_for`]), with owners named by their lock [`crate::script::Script`]
+//! mode ([`Workload::lock_args_for`]), with owners named by their lock script ([`crate::script`])
 //! (docs/deploy.md).
 
+use crate::error::Error;
 use ckb_merkle_mountain_range::{util::MemStore, Merge, MMR};
 use rand::{rngs::StdRng, seq::SliceRandom, Rng, RngCore, SeedableRng};
 
@@ -24,10 +25,12 @@ pub fn ckb_hash(data: &[&[u8]]) -> [u8; 32] {
     out
 }
 
-/// The MMR's merge: blake2b-256 "ckb-default-hash" of left || right.
-pub struct Blake2bMerge;
+/// The reference merge the workloads build their MMRs with: blake2b-256 "ckb-default-hash"
+/// of left || right by blake2b-rs ([`ckb_hash`]), for ckb-merkle-mountain-range. Never the
+/// merge code under test, so a proof built here checks the verifiers independently.
+pub struct ReferenceMerge;
 
-impl Merge for Blake2bMerge {
+impl Merge for ReferenceMerge {
     type Item = [u8; 32];
 
     fn merge(left: &[u8; 32], right: &[u8; 32]) -> ckb_merkle_mountain_range::Result<[u8; 32]> {
@@ -54,6 +57,8 @@ pub enum WorkloadError {
     /// A proved leaf index is not below the number of leaves.
     IndexOutOfRange(u64),
     Mmr(ckb_merkle_mountain_range::Error),
+    /// The proof does not compile to the compiled verifiers' format.
+    Compile(compiled_proof::CompileError),
 }
 
 impl std::fmt::Display for WorkloadError {
@@ -65,11 +70,19 @@ impl std::fmt::Display for WorkloadError {
             ),
             WorkloadError::IndexOutOfRange(i) => write!(f, "leaf index {i} is out of range"),
             WorkloadError::Mmr(e) => write!(f, "MMR error: {e}"),
+            WorkloadError::Compile(e) => write!(f, "compiling the proof: {e:?}"),
         }
     }
 }
 
 impl std::error::Error for WorkloadError {}
+
+/// A proof that cannot be made is an index problem (exit code 9).
+impl From<WorkloadError> for Error {
+    fn from(e: WorkloadError) -> Error {
+        Error::Index(e.to_string())
+    }
+}
 
 impl Workload {
     /// The journey's workload for `seed`. Draw order, fixed so results reproduce: leaf count
@@ -125,7 +138,7 @@ impl Workload {
             return Err(WorkloadError::NoLeaves);
         }
         let store = MemStore::default();
-        let mut mmr = MMR::<[u8; 32], Blake2bMerge, _>::new(0, &store);
+        let mut mmr = MMR::<[u8; 32], ReferenceMerge, _>::new(0, &store);
         let mut positions = Vec::with_capacity(leaves.len());
         for leaf in leaves {
             positions.push(mmr.push(*leaf).map_err(WorkloadError::Mmr)?);
@@ -194,12 +207,10 @@ impl Workload {
     }
 
     /// The payload `format` reads.
-    pub fn payload(&self, format: Format) -> Result<Vec<u8>, String> {
+    pub fn payload(&self, format: Format) -> Result<Vec<u8>, WorkloadError> {
         match format {
             Format::Baseline => Ok(self.baseline_payload()),
-            Format::Compiled => self
-                .compiled_payload()
-                .map_err(|e| format!("compiling the proof: {e:?}")),
+            Format::Compiled => self.compiled_payload().map_err(WorkloadError::Compile),
         }
     }
 
@@ -258,46 +269,49 @@ impl Format {
     }
 }
 
-/// Hex to bytes, with or without a `0x` prefix; `0x` or `""` is empty.
-pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
+/// Hex to bytes, with or without a `0x` prefix; `0x` or `""` is empty. Anything but an
+/// even number of hex digits is [`Error::Usage`].
+pub fn parse_hex(s: &str) -> Result<Vec<u8>, Error> {
     let digits = s.strip_prefix("0x").unwrap_or(s);
+    let bad = || Error::Usage(format!("not an even number of hex digits: {s:?}"));
     if !digits.len().is_multiple_of(2) || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(format!("not an even number of hex digits: {s:?}"));
+        return Err(bad());
     }
     (0..digits.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).map_err(|e| e.to_string()))
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| bad()))
         .collect()
 }
 
 /// Leaves from text: one 32-byte leaf per line as 64 hex digits (`0x` optional); blank lines
 /// and everything after a `#` are ignored. Leaf index = order in the text, from 0. The leaves
-/// file format of `mmr-store` (its parser).
-pub fn parse_leaves(text: &str) -> Result<Vec<[u8; 32]>, String> {
-    mmr_store::parse_leaves(text).map_err(|e| e.to_string())
+/// file format of `mmr-store` (its parser). A malformed line is [`Error::Leaves`] (path
+/// `leaves`: [`crate::mmr_cell::read_leaves`] names the file).
+pub fn parse_leaves(text: &str) -> Result<Vec<[u8; 32]>, Error> {
+    mmr_store::parse_leaves(text).map_err(|e| Error::Leaves {
+        path: "leaves".into(),
+        reason: e.to_string(),
+    })
 }
 
-/// Leaf indexes from `"3,7,10-12"`: comma-separated indexes and inclusive ranges, at least one.
-pub fn parse_indexes(s: &str) -> Result<Vec<u64>, String> {
-    let out = mmr_store::parse_indexes(s)?;
+/// Leaf indexes from `"3,7,10-12"`: comma-separated indexes and inclusive ranges, at least
+/// one; anything else is [`Error::Index`].
+pub fn parse_indexes(s: &str) -> Result<Vec<u64>, Error> {
+    let out = mmr_store::parse_indexes(s).map_err(Error::Index)?;
     if out.is_empty() {
-        return Err("no leaf index given".into());
+        return Err(Error::Index("no leaf index given".into()));
     }
     Ok(out)
 }
 
 /// Molecule `WitnessArgs` with `lock` set and `input_type`, `output_type` absent.
 pub fn witness_args_with_lock(lock: &[u8]) -> Vec<u8> {
-    let header = 16u32;
-    let lock_field = 4 + lock.len() as u32;
-    let total = header + lock_field;
-    let mut out = Vec::with_capacity(total as usize);
-    for word in [total, header, header + lock_field, total] {
-        out.extend_from_slice(&word.to_le_bytes());
-    }
-    out.extend_from_slice(&(lock.len() as u32).to_le_bytes());
-    out.extend_from_slice(lock);
-    out
+    use ckb_types::{bytes::Bytes, packed::WitnessArgs, prelude::*};
+    WitnessArgs::new_builder()
+        .lock(Some(Bytes::copy_from_slice(lock)).pack())
+        .build()
+        .as_slice()
+        .to_vec()
 }
 
 pub fn hex(bytes: &[u8]) -> String {

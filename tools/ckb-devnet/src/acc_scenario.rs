@@ -332,7 +332,7 @@ pub(crate) fn run(
     let c_verifier = verifiers[1].1;
 
     // Creation by the payer (the first admin).
-    let draft = accumulator::create_draft(&s.code, payer.key.lock(), &s.leaves[..CREATED]);
+    let draft = accumulator::create_draft(&s.code, payer.key.lock(), &s.leaves[..CREATED])?;
     let built = accumulator::complete(payer, draft)?;
     let hash = accumulator::send(payer, &built, "creating the accumulator")?;
     let mut acc = accumulator::after(code_hash, &built)?;
@@ -466,7 +466,7 @@ pub(crate) fn run(
     let mut other = s.leaves.clone();
     other[all - 1][0] ^= 1;
     let (_, lock, payload) = Update::Extend(&s.leaves).parts(&acc)?;
-    let forged_new = accumulator::commitment(&other);
+    let forged_new = accumulator::commitment(&other)?;
     let draft = accumulator::update_draft(&acc, &s.code, &forged_new, lock, &payload);
     let forged = accumulator::complete(payer, draft)?;
     acc = s.refuse_then_update(

@@ -349,7 +349,7 @@ fn cmd_spend(raw: &[String]) -> Result<()> {
         return spend_by_reference(&a);
     }
     let leaves = mmr_cell::read_leaves(a.required("--leaves")?)?;
-    let indexes = ckb_mmr_sdk::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
+    let indexes = ckb_mmr_sdk::parse_indexes(a.required("--index")?)?;
     let w = mmr_cell::prove(&leaves, &indexes)?;
     let (code, binary) = code_ref(&a)?;
     let format = format_of(&a)?;
@@ -643,7 +643,7 @@ fn acc_create(raw: &[String]) -> Result<()> {
     let (chain, key, fee_rate) = connect(&a)?;
     let wallet = Wallet::new(&chain, &key, fee_rate);
     let code_hash = code.code_hash(&chain)?;
-    let c = accumulator::commitment(&leaves);
+    let c = accumulator::commitment(&leaves)?;
     if let Some(found) = accumulator::find_held(&wallet, code_hash, &c)?
         .into_iter()
         .next()
@@ -654,7 +654,7 @@ fn acc_create(raw: &[String]) -> Result<()> {
         return Ok(());
     }
     let deployment = code.deployment(&wallet, code_hash, None)?;
-    let draft = accumulator::create_draft(&deployment, key.lock(), &leaves);
+    let draft = accumulator::create_draft(&deployment, key.lock(), &leaves)?;
     let built = accumulator::complete(&wallet, draft)?;
     let acc = accumulator::after(code_hash, &built)?;
     if let Leaves::Store(store) = &source {
@@ -904,7 +904,7 @@ const DEAD_DEP_RETRIES: usize = 3;
 
 fn spend_by_reference(a: &Args) -> Result<()> {
     let mut source = Leaves::from_args(a.value("--store"), a.value("--leaves"))?;
-    let indexes = ckb_mmr_sdk::parse_indexes(a.required("--index")?).map_err(Error::Index)?;
+    let indexes = ckb_mmr_sdk::parse_indexes(a.required("--index")?)?;
     let type_id = parse_hash("--acc", a.required("--acc")?)?;
     let (code, binary) = code_ref(a)?;
     let format = format_of(a)?;

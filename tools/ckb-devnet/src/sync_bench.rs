@@ -67,7 +67,7 @@ fn run_on(rpc_url: &str, dir: &Path, binary: &[u8], total: u64) -> Result<Value>
     // As many leaves a transaction as the secp256k1 lock's witness limit allows.
     let first = total.min(accumulator::max_leaves_per_tx(0));
     source.append(&leaves(0, first))?;
-    let draft = accumulator::create_draft(&code, key.lock(), &leaves(0, first));
+    let draft = accumulator::create_draft(&code, key.lock(), &leaves(0, first))?;
     let built = accumulator::complete(&wallet, draft)?;
     accumulator::send(&wallet, &built, "creating the accumulator")?;
     let mut acc = accumulator::after(code.data_hash, &built)?;

@@ -389,7 +389,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     let binary = ckb_mmr_sdk::deploy::read_binary(&type_script).unwrap();
     let code_hash = ckb_hash::blake2b_256(&binary);
     let code = accumulator::find_code(&wallet, code_hash, Some(&binary), None, None).unwrap();
-    let mut draft = accumulator::create_draft(&code, dev.lock(), &import_leaves);
+    let mut draft = accumulator::create_draft(&code, dev.lock(), &import_leaves).unwrap();
     draft.witnesses[0] = packed::WitnessArgs::new_builder()
         .output_type(Some(Bytes::from(vec![mmr_accumulator::tag::IMPORT])).pack())
         .build()
@@ -398,7 +398,10 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     let import_tx = accumulator::send(&wallet, &built, "importing").unwrap();
     let import_tx = format!("{import_tx:#x}");
     let imported = accumulator::after(code_hash, &built).unwrap();
-    assert_eq!(imported.commitment, accumulator::commitment(&import_leaves));
+    assert_eq!(
+        imported.commitment,
+        accumulator::commitment(&import_leaves).unwrap()
+    );
     let import_id = hex(&imported.type_id);
     let (import_store, import_s) = new_store(&dir, "import.store", None, 2, 0xd0);
     let import_sync = args(

@@ -13,7 +13,8 @@
 //! the type script's own core (`verify_creation`, `verify_update`) before it is printed, so a
 //! vector the chain would refuse is an error here, not a line.
 
-use ckb_mmr_sdk::script::{HashType, Script};
+use ckb_mmr_sdk::ckb_types::core::ScriptHashType;
+use ckb_mmr_sdk::script;
 use ckb_mmr_sdk::{by_reference_args, ckb_hash, hex, Mode};
 use mmr_accumulator::{build, Workspace};
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
@@ -50,19 +51,7 @@ fn leaves(leaf_seed: u64, count: u64) -> Vec<[u8; 32]> {
 /// Molecule `WitnessArgs` with only `output_type` (a creation) or only `input_type` (an
 /// update) set to `payload`: the field the type script reads.
 fn type_witness(payload: &[u8], creation: bool) -> Vec<u8> {
-    let header = 16u32;
-    let field = 4 + payload.len() as u32;
-    let total = header + field;
-    // lock is absent (empty); the set field is input_type (offset 16) or output_type (16,
-    // after an empty input_type).
-    let output_type_at = if creation { header } else { header + field };
-    let mut out = Vec::with_capacity(total as usize);
-    for w in [total, header, header, output_type_at] {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    out.extend_from_slice(payload);
-    out
+    ckb_mmr_sdk::accumulator::type_witness(payload, creation).to_vec()
 }
 
 fn rand32(rng: &mut StdRng) -> [u8; 32] {
@@ -99,12 +88,8 @@ fn type_id_line(rng: &mut StdRng, k: usize) -> serde_json::Value {
     cell_input.extend_from_slice(&tx_hash);
     cell_input.extend_from_slice(&index.to_le_bytes());
     let type_id = ckb_hash(&[&cell_input, &output_index.to_le_bytes()]);
-    let script = Script {
-        code_hash: rand32(rng),
-        hash_type: HashType::Data2,
-        args: type_id.to_vec(),
-    };
-    let type_hash = script.hash();
+    let code_hash = rand32(rng);
+    let type_hash = script::hash(&script::new(code_hash, ScriptHashType::Data2, &type_id));
     json!({
         "kind": "type_id",
         "since": since.to_string(),
@@ -113,8 +98,8 @@ fn type_id_line(rng: &mut StdRng, k: usize) -> serde_json::Value {
         "output_index": output_index,
         "cell_input": hex(&cell_input),
         "type_id": hex(&type_id),
-        "code_hash": hex(&script.code_hash),
-        "hash_type": script.hash_type.name(),
+        "code_hash": hex(&code_hash),
+        "hash_type": "data2",
         "type_hash": hex(&type_hash),
         "args_plain": hex(&by_reference_args(&type_hash, Mode::Plain)),
         "args_owner": hex(&by_reference_args(&type_hash, Mode::Owner)),

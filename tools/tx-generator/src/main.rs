@@ -13,7 +13,7 @@
 
 mod acc_vectors;
 
-use ckb_mmr_sdk::script::Script;
+use ckb_mmr_sdk::script::{self, Script};
 use ckb_mmr_sdk::tx::{self, DepCell, OwnerInput};
 use ckb_mmr_sdk::{hex, Format, Mode, Workload};
 use std::process::ExitCode;
@@ -115,7 +115,7 @@ fn read_binary(path: &str) -> Result<Vec<u8>, String> {
 /// The type script of the accumulator `--by-reference` adds (type id, fixed args: the
 /// transaction is synthetic, nothing on a chain is referenced).
 fn example_accumulator_type() -> Script {
-    Script::type_id([0xac; 32])
+    script::type_id([0xac; 32])
 }
 
 /// The journey's CLI: seeded workload, one input per verifier binary.
@@ -126,7 +126,7 @@ fn run(args: &[String]) -> Result<(), String> {
     loop {
         match args {
             [flag, spec, rest @ ..] if flag == "--owner-lock" => {
-                owner = Some(Script::parse(spec)?);
+                owner = Some(script::parse(spec).map_err(|e| e.to_string())?);
                 args = rest;
             }
             [flag, rest @ ..] if flag == "--by-reference" => {
@@ -149,7 +149,7 @@ fn run(args: &[String]) -> Result<(), String> {
     let seed = seed()?;
     println!("Seed: {seed}");
     let w = match &owner {
-        Some(lock) => Workload::from_seed_with_owner(seed, lock.hash()),
+        Some(lock) => Workload::from_seed_with_owner(seed, script::hash(&lock)),
         None => Workload::from_seed(seed),
     };
     println!(
@@ -166,7 +166,7 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let accumulator = by_reference.then(example_accumulator_type);
     let lock_args = match &accumulator {
-        Some(type_script) => ckb_mmr_sdk::by_reference_args(&type_script.hash(), mode),
+        Some(type_script) => ckb_mmr_sdk::by_reference_args(&script::hash(&type_script), mode),
         None => w.lock_args_for(mode),
     };
     let mut cells = Vec::new();
@@ -174,14 +174,14 @@ fn run(args: &[String]) -> Result<(), String> {
         cells.push(tx::Cell {
             binary: read_binary(path)?,
             lock_args: lock_args.clone(),
-            payload: w.payload(format)?,
+            payload: w.payload(format).map_err(|e| e.to_string())?,
         });
     }
     let deps: Vec<DepCell> = accumulator
         .map(|type_script| {
             println!(
                 "Accumulator type hash: {} (cell dep {}; its data: root || mmr_size)",
-                hex(&type_script.hash()),
+                hex(&script::hash(&type_script)),
                 cells.len()
             );
             DepCell::accumulator(type_script, w.accumulator_data())
@@ -192,7 +192,7 @@ fn run(args: &[String]) -> Result<(), String> {
     for owner in &owners {
         println!(
             "Owner lock hash: {} (input {}; the value of proved leaf index {})",
-            hex(&owner.lock.hash()),
+            hex(&script::hash(&owner.lock)),
             cells.len(),
             mmr_index(w.proved[0].0)
         );
@@ -221,6 +221,18 @@ impl From<String> for Failure {
 impl From<&str> for Failure {
     fn from(message: &str) -> Failure {
         Failure::from(message.to_string())
+    }
+}
+
+impl From<ckb_mmr_sdk::error::Error> for Failure {
+    fn from(e: ckb_mmr_sdk::error::Error) -> Failure {
+        Failure::from(e.to_string())
+    }
+}
+
+impl From<ckb_mmr_sdk::WorkloadError> for Failure {
+    fn from(e: ckb_mmr_sdk::WorkloadError) -> Failure {
+        Failure::from(e.to_string())
     }
 }
 
@@ -270,7 +282,7 @@ fn prove(args: &[String]) -> Result<(), Failure> {
             }
             "--owner-lock" => {
                 mode = Mode::Owner;
-                owners.push(Script::parse(value)?);
+                owners.push(script::parse(value)?);
             }
             "--verifier" => verifier = Some(value.clone()),
             "--tx" => tx_out = Some(value.clone()),
@@ -301,11 +313,11 @@ fn prove(args: &[String]) -> Result<(), Failure> {
         _ => return Err("prove needs one of --leaves FILE and --store DIR".into()),
     };
     for lock in &owners {
-        if !w.proves(&lock.hash()) {
+        if !w.proves(&script::hash(&lock)) {
             return Err(format!(
                 "the owner lock hash {} is not a proved leaf: add it to the leaves and prove \
                  its index, or the lock rejects with 80 OwnerNotFound",
-                hex(&lock.hash())
+                hex(&script::hash(&lock))
             )
             .into());
         }
@@ -334,7 +346,7 @@ fn prove(args: &[String]) -> Result<(), Failure> {
     println!("payload: {}", hex(&payload));
     println!("witness: {}", hex(&witness));
     for (j, lock) in owners.iter().enumerate() {
-        println!("owner_lock_hash: {} (owner {j})", hex(&lock.hash()));
+        println!("owner_lock_hash: {} (owner {j})", hex(&script::hash(&lock)));
     }
     match (verifier, tx_out) {
         (Some(verifier), Some(out)) => {
@@ -361,7 +373,12 @@ fn mmr_index(pos: u64) -> u64 {
 fn lock_hash(args: &[String]) -> Result<(), String> {
     match args {
         [spec] => {
-            println!("{}", hex(&Script::parse(spec)?.hash()));
+            println!(
+                "{}",
+                hex(&script::hash(
+                    &script::parse(spec).map_err(|e| e.to_string())?
+                ))
+            );
             Ok(())
         }
         _ => Err(format!("lock-hash takes one SCRIPT\n\n{USAGE}")),
@@ -407,9 +424,9 @@ fn vectors(args: &[String]) -> Result<(), String> {
             "proof_items": w.proof_items.iter().map(|i| hex(i)).collect::<Vec<_>>(),
             "args_plain": hex(&w.lock_args_for(Mode::Plain)),
             "args_owner": hex(&w.lock_args_for(Mode::Owner)),
-            "compiled": hex(&w.payload(Format::Compiled)?),
-            "baseline": hex(&w.payload(Format::Baseline)?),
-            "witness_compiled": hex(&ckb_mmr_sdk::witness_args_with_lock(&w.payload(Format::Compiled)?)),
+            "compiled": hex(&w.payload(Format::Compiled).map_err(|e| e.to_string())?),
+            "baseline": hex(&w.payload(Format::Baseline).map_err(|e| e.to_string())?),
+            "witness_compiled": hex(&ckb_mmr_sdk::witness_args_with_lock(&w.payload(Format::Compiled).map_err(|e| e.to_string())?)),
         });
         if let (Some(v), Some(extra)) = (v.as_object_mut(), extra.as_object()) {
             v.extend(extra.clone());

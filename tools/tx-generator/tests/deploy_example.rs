@@ -5,7 +5,7 @@
 //! check does not depend on the current build (tests/tests/owner.rs runs the example's args
 //! and witness against the current binaries).
 
-use ckb_mmr_sdk::script::Script;
+use ckb_mmr_sdk::script;
 use ckb_mmr_sdk::{parse_leaves, tx, witness_args_with_lock, Format, Mode, Workload};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,8 +93,8 @@ fn library_path_in_the_guide_writes_the_same_transaction() -> Result<(), Box<dyn
         root().join("docs/examples/leaves.txt"),
     )?)?;
     let w = Workload::from_leaves(&leaves, &[4])?;
-    let owner = Script::parse(OWNER)?;
-    assert!(w.proves(&owner.hash()));
+    let owner = script::parse(OWNER)?;
+    assert!(w.proves(&script::hash(&owner)));
     let args = w.lock_args_for(Mode::Owner); // 41 bytes
     let payload = w.payload(Format::Compiled)?;
     let witness = witness_args_with_lock(&payload); // WitnessArgs for the MMR cell's input
