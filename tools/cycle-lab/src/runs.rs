@@ -27,7 +27,7 @@ pub fn write_tx(path: &Path, seed: u64, binaries: &[PathBuf]) -> Result<Workload
             Ok(tx::Cell {
                 binary: std::fs::read(bin).map_err(|e| format!("{}: {e}", bin.display()))?,
                 lock_args: w.lock_args(),
-                payload: w.payload(format)?,
+                payload: w.payload(format).map_err(|e| e.to_string())?,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
