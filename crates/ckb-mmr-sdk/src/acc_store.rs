@@ -16,6 +16,7 @@ use crate::{hex, Workload};
 use ckb_types::{packed, prelude::*, H256};
 use mmr_accumulator::{build, tag, Commitment};
 use mmr_store::Store;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Instant;
@@ -203,24 +204,39 @@ pub struct SyncReport {
     pub seconds: f64,
 }
 
+/// What `acc sync` reports (`ms_per_1000_leaves` is null when nothing was appended).
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncRow {
+    pub type_id: String,
+    pub transactions: usize,
+    pub appended_leaves: u64,
+    pub commits: u64,
+    pub leaf_count: u64,
+    pub mmr_size: u64,
+    pub root: String,
+    pub seconds: f64,
+    pub ms_per_1000_leaves: Option<f64>,
+}
+
 impl SyncReport {
+    /// The sync as a report row.
+    pub fn row(&self, type_id: &[u8; 32]) -> SyncRow {
+        SyncRow {
+            type_id: hex(type_id),
+            transactions: self.transactions,
+            appended_leaves: self.appended_leaves,
+            commits: self.commits,
+            leaf_count: self.state.leaf_count,
+            mmr_size: self.state.mmr_size,
+            root: hex(&self.state.root),
+            seconds: self.seconds,
+            ms_per_1000_leaves: (self.appended_leaves > 0)
+                .then(|| self.seconds * 1000.0 * 1000.0 / self.appended_leaves as f64),
+        }
+    }
+
     pub fn to_json(&self, type_id: &[u8; 32]) -> Value {
-        let per_1000 = if self.appended_leaves > 0 {
-            Some(self.seconds * 1000.0 * 1000.0 / self.appended_leaves as f64)
-        } else {
-            None
-        };
-        json!({
-            "type_id": hex(type_id),
-            "transactions": self.transactions,
-            "appended_leaves": self.appended_leaves,
-            "commits": self.commits,
-            "leaf_count": self.state.leaf_count,
-            "mmr_size": self.state.mmr_size,
-            "root": hex(&self.state.root),
-            "seconds": self.seconds,
-            "ms_per_1000_leaves": per_1000,
-        })
+        serde_json::to_value(self.row(type_id)).expect("a sync row serializes")
     }
 }
 

@@ -16,6 +16,7 @@ use crate::{hex, Mode};
 use ckb_types::{bytes::Bytes, core::DepType, core::ScriptHashType, packed, prelude::*};
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::{tag, Commitment};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// Where `./build.sh build` puts the type script.
@@ -80,6 +81,21 @@ pub struct Accumulator {
     pub leaf_count: u64,
 }
 
+/// An accumulator as `ckb-devnet acc` and the scenario report it.
+#[derive(Debug, Clone, Serialize)]
+pub struct AccumulatorRow {
+    pub type_id: String,
+    pub type_hash: String,
+    pub code_hash: String,
+    pub root: String,
+    pub mmr_size: u64,
+    pub leaf_count: u64,
+    pub out_point: String,
+    pub lock_hash: String,
+    pub lock_args: String,
+    pub capacity_shannons: u64,
+}
+
 impl Accumulator {
     pub fn type_script(&self) -> packed::Script {
         type_script(self.code_hash, self.type_id)
@@ -107,19 +123,24 @@ impl Accumulator {
         code.lock(&crate::by_reference_args(&self.type_hash(), mode))
     }
 
+    /// The accumulator as a report row.
+    pub fn row(&self) -> AccumulatorRow {
+        AccumulatorRow {
+            type_id: hex(&self.type_id),
+            type_hash: hex(&self.type_hash()),
+            code_hash: hex(&self.code_hash),
+            root: hex(&self.commitment.root),
+            mmr_size: self.commitment.mmr_size,
+            leaf_count: self.leaf_count,
+            out_point: crate::out_point_text(&self.cell.out_point),
+            lock_hash: hex(self.lock().calc_script_hash().as_slice()),
+            lock_args: hex(&self.lock().args().raw_data()),
+            capacity_shannons: self.cell.capacity(),
+        }
+    }
+
     pub fn to_json(&self) -> Value {
-        json!({
-            "type_id": hex(&self.type_id),
-            "type_hash": hex(&self.type_hash()),
-            "code_hash": hex(&self.code_hash),
-            "root": hex(&self.commitment.root),
-            "mmr_size": self.commitment.mmr_size,
-            "leaf_count": self.leaf_count,
-            "out_point": crate::out_point_text(&self.cell.out_point),
-            "lock_hash": hex(self.lock().calc_script_hash().as_slice()),
-            "lock_args": hex(&self.lock().args().raw_data()),
-            "capacity_shannons": self.cell.capacity(),
-        })
+        serde_json::to_value(self.row()).expect("an accumulator row serializes")
     }
 
     /// Refuses a key that cannot spend the accumulator's cell: nothing is built for it.

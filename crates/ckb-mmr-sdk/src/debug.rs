@@ -13,6 +13,7 @@ use crate::rpc::Rpc;
 use crate::script::TYPE_ID_CODE_HASH;
 use ckb_jsonrpc_types as json;
 use ckb_types::{core::DepType, packed, prelude::*, H256};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -127,6 +128,59 @@ pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
 pub struct GroupRun {
     pub group: Group,
     pub run: std::result::Result<DebuggerRun, String>,
+}
+
+impl GroupRun {
+    /// The run as a report row: a built-in type id group at its fixed charge, a failed run
+    /// with its message and no cycles.
+    pub fn row(&self) -> GroupRow {
+        let (result, cycles) = match &self.run {
+            Ok(_) if self.group.builtin => (
+                GroupResult::Text("built-in type id".into()),
+                Some(BUILTIN_TYPE_ID_CYCLES),
+            ),
+            Ok(run) => (GroupResult::Exit(run.result), Some(run.cycles)),
+            Err(e) => (GroupResult::Text(e.clone()), None),
+        };
+        GroupRow {
+            group: self.group.group_type,
+            cell_type: self.group.cell_type,
+            index: self.group.index,
+            script_hash: crate::hex(&self.group.script_hash),
+            result,
+            cycles,
+            builtin: self.group.builtin,
+        }
+    }
+}
+
+/// A script group's run as `ckb-devnet debug` reports it.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupRow {
+    pub group: &'static str,
+    pub cell_type: &'static str,
+    pub index: usize,
+    pub script_hash: String,
+    pub result: GroupResult,
+    pub cycles: Option<u64>,
+    pub builtin: bool,
+}
+
+/// A group's result: the script's exit code, or what stopped it from running.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum GroupResult {
+    Exit(i64),
+    Text(String),
+}
+
+impl std::fmt::Display for GroupResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GroupResult::Exit(code) => write!(f, "{code}"),
+            GroupResult::Text(text) => f.write_str(text),
+        }
+    }
 }
 
 /// One script group to run: kind (`lock`/`type`), the cell that selects it (`input`/`output`,

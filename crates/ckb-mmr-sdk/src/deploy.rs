@@ -5,6 +5,7 @@ use crate::chain::progress;
 use crate::error::{Error, Result};
 use crate::wallet::{exact_output, occupied, script_json, type_id_script, Draft, Pay, Wallet};
 use ckb_types::{bytes::Bytes, core::DepType, packed, prelude::*};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// How a lock script names the verifier's code.
@@ -73,28 +74,47 @@ impl Deployment {
         self.output.capacity().unpack()
     }
 
-    pub fn to_json(&self) -> Value {
-        let type_hash = match &self.code {
-            CodeRef::TypeId { .. } => Value::String(crate::hex(&self.code.code_hash())),
-            CodeRef::Data2 { .. } => Value::Null,
-        };
+    /// The deployment as a report row.
+    pub fn row(&self) -> DeploymentRow {
         let type_id_args = match &self.code {
-            CodeRef::TypeId { args } => Value::String(crate::hex(args)),
-            CodeRef::Data2 { .. } => Value::Null,
+            CodeRef::TypeId { args } => Some(crate::hex(args)),
+            CodeRef::Data2 { .. } => None,
         };
-        json!({
-            "tx_hash": crate::hex(self.out_point.tx_hash().as_slice()),
-            "index": u32::from_le_bytes(self.out_point.index().as_slice().try_into().unwrap_or([0; 4])),
-            "data_hash": crate::hex(&self.data_hash),
-            "code_hash": crate::hex(&self.code.code_hash()),
-            "hash_type": self.code.kind(),
-            "type_hash": type_hash,
-            "type_id_args": type_id_args,
-            "capacity_shannons": self.capacity(),
-            "created": self.created,
-            "fee_shannons": self.fee,
-        })
+        DeploymentRow {
+            tx_hash: crate::hex(self.out_point.tx_hash().as_slice()),
+            index: self.out_point.index().unpack(),
+            data_hash: crate::hex(&self.data_hash),
+            code_hash: crate::hex(&self.code.code_hash()),
+            hash_type: self.code.kind(),
+            type_hash: type_id_args
+                .as_ref()
+                .map(|_| crate::hex(&self.code.code_hash())),
+            type_id_args,
+            capacity_shannons: self.capacity(),
+            created: self.created,
+            fee_shannons: self.fee,
+        }
     }
+
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.row()).expect("a deployment row serializes")
+    }
+}
+
+/// A deployment as `ckb-devnet deploy` and the scenario report it (`type_hash` and
+/// `type_id_args` are null for a data2 deployment).
+#[derive(Debug, Clone, Serialize)]
+pub struct DeploymentRow {
+    pub tx_hash: String,
+    pub index: u32,
+    pub data_hash: String,
+    pub code_hash: String,
+    pub hash_type: &'static str,
+    pub type_hash: Option<String>,
+    pub type_id_args: Option<String>,
+    pub capacity_shannons: u64,
+    pub created: bool,
+    pub fee_shannons: u64,
 }
 
 pub fn read_binary(path: &str) -> Result<Vec<u8>> {

@@ -1,4 +1,5 @@
 //! kernel-proof: proves the assembly merge kernel equal to BLAKE2b-256 for every input.
+//! `kernel-proof --help` and `kernel-proof mutants --help` list the options.
 //!
 //!   kernel-proof [--root DIR] [--release-dir DIR] [--elf FILE.debug]... [--no-source]
 //!       the proof: every entry in every `.debug` binary of the release directory (default
@@ -12,6 +13,7 @@
 //!       time. Exit 1 if an output mismatch has no concrete counterexample or a declaration
 //!       mutant is accepted.
 
+use clap::{Parser, Subcommand};
 use kernel_proof::check::{self, ENTRIES};
 use kernel_proof::elf::Image;
 use kernel_proof::mutate::{self, Baseline, Context};
@@ -20,55 +22,53 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-fn usage() -> ExitCode {
-    eprintln!(
-        "usage: kernel-proof [--root DIR] [--release-dir DIR] [--elf FILE.debug]... [--no-source]\n       kernel-proof mutants [--root DIR] [--elf FILE.debug] [--every N] [--bit-flips]"
-    );
-    ExitCode::from(2)
+/// Proves the RV64 assembly merge kernel, as linked into the release binaries, equal to
+/// BLAKE2b-256 for every input (exit 0 when everything holds, 1 otherwise, 2 usage)
+#[derive(Parser, Debug)]
+#[command(name = "kernel-proof", disable_help_subcommand = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// The repository [default: the one this binary was built from]
+    #[arg(long, value_name = "DIR", global = true)]
+    root: Option<PathBuf>,
+    /// The release binaries [default: ROOT/build/release]
+    #[arg(long, value_name = "DIR", global = true)]
+    release_dir: Option<PathBuf>,
+    /// A `.debug` binary to check instead of the release directory's (repeatable)
+    #[arg(long, value_name = "FILE.debug", global = true)]
+    elf: Vec<PathBuf>,
+    /// Skip assembling the kernel source with clang-19
+    #[arg(long)]
+    no_source: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// The mutation run on one binary (default RELEASE/compiled-verifier.debug, which links
+    /// all three entries): counts by verdict, the accepted mutants with the reason, the
+    /// declaration mutants and the time; exit 1 if an output mismatch has no concrete
+    /// counterexample or a declaration mutant is accepted
+    Mutants {
+        /// Try every Nth mutant
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        every: u64,
+        /// Also single bit flips of each instruction
+        #[arg(long)]
+        bit_flips: bool,
+    },
 }
 
 fn main() -> ExitCode {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    // `mutants` may come after the options (build.sh passes --root and --release-dir first).
-    let mutants = match args.iter().position(|a| a == "mutants") {
-        Some(i) => {
-            args.remove(i);
-            true
-        }
-        None => false,
-    };
-    let mut root = report::default_root();
-    let mut release: Option<PathBuf> = None;
-    let mut elfs: Vec<PathBuf> = Vec::new();
-    let mut source = true;
-    let mut every = 1usize;
-    let mut bit_flips = false;
-    let mut it = args.into_iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--root" => match it.next() {
-                Some(v) => root = PathBuf::from(v),
-                None => return usage(),
-            },
-            "--release-dir" => match it.next() {
-                Some(v) => release = Some(PathBuf::from(v)),
-                None => return usage(),
-            },
-            "--elf" => match it.next() {
-                Some(v) => elfs.push(PathBuf::from(v)),
-                None => return usage(),
-            },
-            "--every" => match it.next().and_then(|v| v.parse().ok()) {
-                Some(n) if n > 0 => every = n,
-                _ => return usage(),
-            },
-            "--no-source" => source = false,
-            "--bit-flips" => bit_flips = true,
-            _ => return usage(),
-        }
-    }
+    let cli: Cli = cli_usage::parse("kernel-proof");
+    let root = cli.root.unwrap_or_else(report::default_root);
+    let (release, elfs, source) = (cli.release_dir, cli.elf, !cli.no_source);
+    let mutants = cli
+        .command
+        .map(|Command::Mutants { every, bit_flips }| (every as usize, bit_flips));
     let release = release.unwrap_or_else(|| root.join("build/release"));
-    if mutants {
+    if let Some((every, bit_flips)) = mutants {
         let elf = elfs
             .first()
             .cloned()

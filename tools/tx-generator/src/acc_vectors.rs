@@ -18,7 +18,7 @@ use ckb_mmr_sdk::script;
 use ckb_mmr_sdk::{by_reference_args, ckb_hash, hex, Mode};
 use mmr_accumulator::{build, Workspace};
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
-use serde_json::json;
+use serde::Serialize;
 
 /// The builders' merge: the reference blake2b (blake2b-rs, through `ckb_hash`), so the vectors
 /// never depend on the hashing code under test.
@@ -60,9 +60,54 @@ fn rand32(rng: &mut StdRng) -> [u8; 32] {
     b
 }
 
+/// A `"type_id"` line (u64 values that JavaScript numbers cannot hold are decimal strings).
+#[derive(Serialize)]
+struct TypeIdLine {
+    kind: &'static str,
+    since: String,
+    tx_hash: String,
+    index: u32,
+    output_index: u64,
+    cell_input: String,
+    type_id: String,
+    code_hash: String,
+    hash_type: &'static str,
+    type_hash: String,
+    args_plain: String,
+    args_owner: String,
+}
+
+/// A `"create"` line.
+#[derive(Serialize)]
+struct CreateLine {
+    kind: &'static str,
+    leaf_seed: String,
+    leaves: u64,
+    data: String,
+    payload: String,
+    witness: String,
+}
+
+/// A `"pair"` line.
+#[derive(Serialize)]
+struct PairLine {
+    kind: &'static str,
+    leaf_seed: String,
+    old_leaves: u64,
+    new_leaves: u64,
+    old_data: String,
+    new_data: String,
+    append_witness: String,
+    extend_payload: String,
+    extend_witness: String,
+    type_hash: String,
+    args_plain: String,
+    args_owner: String,
+}
+
 /// A type id: blake2b(first input's molecule `CellInput` || output index u64 LE). `CellInput`
 /// is a fixed struct: since (u64 LE), out point (tx hash, index u32 LE): 44 bytes.
-fn type_id_line(rng: &mut StdRng, k: usize) -> serde_json::Value {
+fn type_id_line(rng: &mut StdRng, k: usize) -> TypeIdLine {
     // Valid since values only (RFC 0017: reserved bits 56-60 zero, metric 0-2): the node
     // refuses others, and CCC cannot even encode them.
     let since = match k {
@@ -90,23 +135,23 @@ fn type_id_line(rng: &mut StdRng, k: usize) -> serde_json::Value {
     let type_id = ckb_hash(&[&cell_input, &output_index.to_le_bytes()]);
     let code_hash = rand32(rng);
     let type_hash = script::hash(&script::new(code_hash, ScriptHashType::Data2, &type_id));
-    json!({
-        "kind": "type_id",
-        "since": since.to_string(),
-        "tx_hash": hex(&tx_hash),
-        "index": index,
-        "output_index": output_index,
-        "cell_input": hex(&cell_input),
-        "type_id": hex(&type_id),
-        "code_hash": hex(&code_hash),
-        "hash_type": "data2",
-        "type_hash": hex(&type_hash),
-        "args_plain": hex(&by_reference_args(&type_hash, Mode::Plain)),
-        "args_owner": hex(&by_reference_args(&type_hash, Mode::Owner)),
-    })
+    TypeIdLine {
+        kind: "type_id",
+        since: since.to_string(),
+        tx_hash: hex(&tx_hash),
+        index,
+        output_index,
+        cell_input: hex(&cell_input),
+        type_id: hex(&type_id),
+        code_hash: hex(&code_hash),
+        hash_type: "data2",
+        type_hash: hex(&type_hash),
+        args_plain: hex(&by_reference_args(&type_hash, Mode::Plain)),
+        args_owner: hex(&by_reference_args(&type_hash, Mode::Owner)),
+    }
 }
 
-fn create_line(leaf_seed: u64, count: u64) -> Result<serde_json::Value, String> {
+fn create_line(leaf_seed: u64, count: u64) -> Result<CreateLine, String> {
     let ls = leaves(leaf_seed, count);
     let data = build::commitment::<Reference>(&ls)
         .ok_or("no leaves")?
@@ -114,17 +159,17 @@ fn create_line(leaf_seed: u64, count: u64) -> Result<serde_json::Value, String> 
     let payload = build::create_payload(&ls);
     mmr_accumulator::verify_creation::<Reference>(&mut Workspace::new(), &payload, &data)
         .map_err(|e| format!("CREATE of {count} leaves refused by the core: {e:?}"))?;
-    Ok(json!({
-        "kind": "create",
-        "leaf_seed": leaf_seed.to_string(),
-        "leaves": count,
-        "data": hex(&data),
-        "payload": hex(&payload),
-        "witness": hex(&type_witness(&payload, true)),
-    }))
+    Ok(CreateLine {
+        kind: "create",
+        leaf_seed: leaf_seed.to_string(),
+        leaves: count,
+        data: hex(&data),
+        payload: hex(&payload),
+        witness: hex(&type_witness(&payload, true)),
+    })
 }
 
-fn pair_line(rng: &mut StdRng, old: u64, new: u64) -> Result<serde_json::Value, String> {
+fn pair_line(rng: &mut StdRng, old: u64, new: u64) -> Result<PairLine, String> {
     let leaf_seed = rng.next_u64();
     let type_hash = rand32(rng);
     let ls = leaves(leaf_seed, new);
@@ -144,20 +189,20 @@ fn pair_line(rng: &mut StdRng, old: u64, new: u64) -> Result<serde_json::Value, 
         mmr_accumulator::verify_update::<Reference>(&mut ws, payload, &old_data, &new_data)
             .map_err(|e| refused(what, e))?;
     }
-    Ok(json!({
-        "kind": "pair",
-        "leaf_seed": leaf_seed.to_string(),
-        "old_leaves": old,
-        "new_leaves": new,
-        "old_data": hex(&old_data),
-        "new_data": hex(&new_data),
-        "append_witness": hex(&type_witness(&append, false)),
-        "extend_payload": hex(&extend),
-        "extend_witness": hex(&type_witness(&extend, false)),
-        "type_hash": hex(&type_hash),
-        "args_plain": hex(&by_reference_args(&type_hash, Mode::Plain)),
-        "args_owner": hex(&by_reference_args(&type_hash, Mode::Owner)),
-    }))
+    Ok(PairLine {
+        kind: "pair",
+        leaf_seed: leaf_seed.to_string(),
+        old_leaves: old,
+        new_leaves: new,
+        old_data: hex(&old_data),
+        new_data: hex(&new_data),
+        append_witness: hex(&type_witness(&append, false)),
+        extend_payload: hex(&extend),
+        extend_witness: hex(&type_witness(&extend, false)),
+        type_hash: hex(&type_hash),
+        args_plain: hex(&by_reference_args(&type_hash, Mode::Plain)),
+        args_owner: hex(&by_reference_args(&type_hash, Mode::Owner)),
+    })
 }
 
 /// 2^k or 2^k - 1 for k in 1..=12: where carries run through every peak or none.
@@ -192,28 +237,27 @@ fn random_pair(rng: &mut StdRng) -> (u64, u64) {
     (old, new)
 }
 
-/// `acc-vectors [--seed S] [--pairs N] [--small K]`.
-pub fn run(args: &[String], usage: &str) -> Result<(), String> {
-    let (mut seed, mut pairs, mut small) = (1u64, 1000u64, 0u64);
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let v = it
-            .next()
-            .ok_or_else(|| format!("{flag} needs a number\n\n{usage}"))?;
-        let num: u64 = v
-            .parse()
-            .map_err(|_| format!("{flag}: not a number: {v:?}"))?;
-        match flag.as_str() {
-            "--seed" => seed = num,
-            "--pairs" => pairs = num,
-            "--small" if num <= 256 => small = num,
-            "--small" => return Err(format!("--small is at most 256, got {num}")),
-            _ => return Err(format!("unknown option {flag:?}\n\n{usage}")),
-        }
-    }
+/// `acc-vectors`'s options.
+#[derive(clap::Args, Debug)]
+pub struct AccVectorsArgs {
+    /// The random pairs' seed
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// How many random pairs
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub pairs: u64,
+    /// Also every pair old < new <= K
+    #[arg(long, value_name = "K", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(0..=256))]
+    pub small: u64,
+}
+
+/// `acc-vectors`: the lines, to standard output.
+pub fn run(a: &AccVectorsArgs) -> Result<(), String> {
+    let (seed, pairs, small) = (a.seed, a.pairs, a.small);
     let mut rng = StdRng::seed_from_u64(seed);
     for k in 0..TYPE_IDS {
-        println!("{}", type_id_line(&mut rng, k));
+        crate::print_line(&type_id_line(&mut rng, k));
     }
     // Edge counts first (2^j and 2^j - 1), then random ones up to 300.
     let edges = [1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 255, 256];
@@ -222,16 +266,16 @@ pub fn run(args: &[String], usage: &str) -> Result<(), String> {
             .get(k)
             .copied()
             .unwrap_or_else(|| rng.gen_range(1..=300));
-        println!("{}", create_line(rng.next_u64(), count)?);
+        crate::print_line(&create_line(rng.next_u64(), count)?);
     }
     for old in 1..small {
         for new in old + 1..=small {
-            println!("{}", pair_line(&mut rng, old, new)?);
+            crate::print_line(&pair_line(&mut rng, old, new)?);
         }
     }
     for _ in 0..pairs {
         let (old, new) = random_pair(&mut rng);
-        println!("{}", pair_line(&mut rng, old, new)?);
+        crate::print_line(&pair_line(&mut rng, old, new)?);
     }
     Ok(())
 }

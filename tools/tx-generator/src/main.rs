@@ -1,91 +1,191 @@
-//! tx-generator [--owner-lock SCRIPT] [--by-reference] <out.json> <verifier binaries…>
-//! tx-generator prove --leaves FILE --index LIST [options]
-//! tx-generator lock-hash SCRIPT
-//! tx-generator code-hash BINARY
-//! tx-generator vectors [--reference] [--count N] [--seed S] [--time R]
-//! tx-generator acc-vectors [--seed S] [--pairs N] [--small K]
-//!
-//! The first form builds the workload for SEED (or a time-based seed, printed) and writes a
-//! ckb-debugger mock transaction with one input per binary. The position of a binary fixes
-//! the payload format its input gets: 0 = baseline, 1 = C (compiled format), 2 = Rust
-//! compiled. `prove` does the same for your own leaves; `lock-hash` names an owner;
-//! `code-hash` names a deployed binary.
+//! tx-generator: a seeded MMR workload as a ckb-debugger mock transaction with one input per
+//! verifier binary, and the `prove`, `lock-hash`, `code-hash`, `vectors` and `acc-vectors`
+//! commands. `tx-generator --help` and `tx-generator COMMAND --help` describe them.
 
 mod acc_vectors;
 
 use ckb_mmr_sdk::script::{self, Script};
 use ckb_mmr_sdk::tx::{self, DepCell, OwnerInput};
 use ckb_mmr_sdk::{hex, Format, Mode, Workload};
+use clap::{Args, Parser, Subcommand};
+use serde::Serialize;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: tx-generator [--owner-lock SCRIPT] [--by-reference] <out.json> <baseline-binary> [<c-binary> [<compiled-binary>]]
-       tx-generator prove (--leaves FILE | --store DIR [--size N]) --index LIST
-                          [--format compiled|baseline] [--owner]
-                          [--owner-lock SCRIPT]... [--verifier BINARY --tx OUT.json]
-       tx-generator lock-hash SCRIPT
-       tx-generator code-hash BINARY
-       tx-generator vectors [--reference] [--count N] [--seed S] [--time R]
-       tx-generator acc-vectors [--seed S] [--pairs N] [--small K]
-
-Builds a random MMR from SEED (environment; default: a time-based seed, printed), proves a
-random sample of its leaves, and writes a ckb-debugger mock transaction to <out.json> with one
-input per verifier binary, in this order: 0 = baseline, 1 = C, 2 = Rust compiled. Run input N
-with:
-  ckb-debugger --tx-file <out.json> --cell-type input --script-group-type lock --cell-index N
-
---owner-lock SCRIPT  owner mode (docs/deploy.md): the verifier cells get 41-byte args (flags
-                     0x01), the first proved leaf becomes SCRIPT's hash, and one more input,
-                     locked by SCRIPT, is added after the verifier inputs.
---by-reference       by-reference mode (docs/deploy.md): the verifier cells get 33-byte args
-                     (the accumulator's type script hash, flags 0x02; 0x03 with
-                     --owner-lock) and one more cell dep, after the verifiers' code cells: an
-                     accumulator under a type id type script whose data is root || mmr_size.
-
-prove: an MMR over your leaves (FILE: one 32-byte leaf per line, 64 hex digits, '#' starts a
-comment; '-' reads standard input) and a proof for the leaf indexes in LIST (\"0,5,7-9\").
-Prints leaf_count, mmr_size, root, the lock args, the payload and the witness (WitnessArgs
-with the payload as its lock field), all hex.
-  --store DIR         instead of --leaves: the MMR of a persistent store (mmr-store init/append;
-                      docs/accumulator.md, \"The app side: the store\"), read from disk
-  --size N            with --store: prove in the MMR of mmr_size N (an earlier size the store
-                      passed through); default its current size
-  --format F          payload format: compiled (C and compiled verifiers; default) or baseline
-  --owner             owner-mode args (41 bytes); implied by --owner-lock
-  --owner-lock SCRIPT an owner: its lock hash must be a proved leaf; with --tx it becomes an
-                      input with an unsigned secp256k1 witness placeholder (65 zero bytes)
-  --verifier BINARY   with --tx: the verifier binary the MMR cell is locked by (data2)
-  --tx OUT.json       write a ckb-debugger mock transaction: input 0 the MMR cell, then owners
-
-lock-hash: prints the lock script hash (blake2b-256 of the molecule Script) of SCRIPT.
-code-hash: prints the data2/data1 code_hash of BINARY (blake2b-256 of its bytes).
-
-Exit codes: 0 ok; 2 any error, except that prove --store exits with the store's code (40-53,
-docs/error-codes.md) for the store's errors.
-
-vectors: test vectors for other implementations (js/mmr-lock), one JSON object per line:
-leaf_count, indexes, mmr_size, root, proof_items, args (plain, owner) and both payloads.
---reference prints the reference seed's workload with its leaves (with --time R also the mean
-nanoseconds of R runs of Workload::from_leaves + compiled_payload on them). --count N prints N
-random MMRs (1..=5000 leaves, random subsets; --seed S, default 1) whose leaf i is
-ckb_hash(leaf_seed || i), both u64 LE zero-padded to 32 bytes, leaf_seed a decimal string.
-
-acc-vectors: the accumulator's bytes (docs/accumulator.md), one JSON object per line, from
-mmr_accumulator's builders, each payload checked by the type script's core first: 32
-\"type_id\" lines (a first input's CellInput, an output index, the type id, an accumulator
-type script with it, its hash and by-reference args), 24 \"create\" lines (cell data, CREATE
-payload and witness of k leaves), then \"pair\" lines: for old < new leaf counts the cell data
-before and after, the APPEND witness, the EXTEND payload and witness and by-reference args
-for a random type hash. --pairs N random pairs (default 1000; old 1..4095, new up to 8191,
-with old + 1, 2^k and 2^k - 1 among them), --small K also every pair old < new <= K (at most
-256), --seed S (default 1). Leaves are derived as in vectors, from each line's leaf_seed.
+const AFTER_HELP: &str = "\
+Without a command: builds a random MMR from SEED (environment; default: a time-based seed,
+printed), proves a random sample of its leaves, and writes a ckb-debugger mock transaction to
+OUT.json with one input per verifier binary, in this order: 0 = baseline, 1 = C, 2 = Rust
+compiled. Run input N with:
+  ckb-debugger --tx-file OUT.json --cell-type input --script-group-type lock --cell-index N
 
 SCRIPT is CODE_HASH:HASH_TYPE:ARGS (hex; HASH_TYPE one of data, type, data1, data2), e.g. the
 default CKB wallet lock of a key whose blake160 is B:
   0x9bd7e06f3ecf4be0f2fcd2188b23f1b9fcc88e5d4b65a8637b17723bbda3cce8:type:0xB
 
 Environment:
-  SEED   u64 seed; the journey's reference workload is SEED=1680833947559458126";
+  SEED   u64 seed; the journey's reference workload is SEED=1680833947559458126
+
+Exit codes: 0 ok; 2 any error, except that prove --store exits with the store's code (40-53,
+docs/error-codes.md) for the store's errors.";
+
+/// Builds a random MMR from a seed, proofs for a sample of its leaves, and a ckb-debugger mock
+/// transaction with one input per verifier
+#[derive(Parser, Debug)]
+#[command(
+    name = "tx-generator",
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    disable_help_subcommand = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    journey: JourneyArgs,
+}
+
+/// The journey's workload (no command).
+#[derive(Args, Debug)]
+struct JourneyArgs {
+    /// Owner mode (docs/deploy.md), with SCRIPT as the owner
+    ///
+    /// The verifier cells get 41-byte args (flags 0x01), the first proved leaf becomes
+    /// SCRIPT's hash, and one more input, locked by SCRIPT, is added after the verifier
+    /// inputs.
+    #[arg(long, value_name = "SCRIPT")]
+    owner_lock: Option<String>,
+    /// By-reference mode (docs/deploy.md)
+    ///
+    /// The verifier cells get 33-byte args (the accumulator's type script hash, flags 0x02;
+    /// 0x03 with --owner-lock) and one more cell dep after the verifiers' code cells: an
+    /// accumulator under a type id type script whose data is root || mmr_size.
+    #[arg(long)]
+    by_reference: bool,
+    /// The mock transaction to write
+    #[arg(value_name = "OUT.json", required = true)]
+    out: Option<String>,
+    /// The verifier binaries: baseline, then C, then Rust compiled
+    #[arg(value_name = "BINARY", required = true, num_args = 1..=3)]
+    binaries: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// An MMR over your leaves and a proof for the leaf indexes in LIST
+    ///
+    /// Prints leaf_count, mmr_size, root, the lock args, the payload and the witness
+    /// (WitnessArgs with the payload as its lock field), all hex.
+    Prove(ProveArgs),
+    /// The lock script hash (blake2b-256 of the molecule Script) of SCRIPT
+    LockHash {
+        #[arg(value_name = "SCRIPT")]
+        script: String,
+    },
+    /// The data2/data1 code_hash of BINARY (blake2b-256 of its bytes)
+    CodeHash {
+        #[arg(value_name = "BINARY")]
+        binary: String,
+    },
+    /// Test vectors for other implementations (js/mmr-lock), one JSON object per line
+    ///
+    /// leaf_count, indexes, mmr_size, root, proof_items, args (plain, owner) and both
+    /// payloads.
+    #[command(after_help = VECTORS_HELP)]
+    Vectors(VectorsArgs),
+    /// The accumulator's bytes (docs/accumulator.md), one JSON object per line
+    ///
+    /// From mmr_accumulator's builders, each payload checked by the type script's core
+    /// first.
+    #[command(after_help = ACC_VECTORS_HELP)]
+    AccVectors(acc_vectors::AccVectorsArgs),
+}
+
+const VECTORS_HELP: &str = "\
+--count N prints N random MMRs (1..=5000 leaves, random subsets) whose leaf i is
+ckb_hash(leaf_seed || i), both u64 LE zero-padded to 32 bytes, leaf_seed a decimal string.";
+
+const ACC_VECTORS_HELP: &str = "\
+32 \"type_id\" lines (a first input's CellInput, an output index, the type id, an accumulator
+type script with it, its hash and by-reference args), 24 \"create\" lines (cell data, CREATE
+payload and witness of k leaves), then \"pair\" lines: for old < new leaf counts the cell data
+before and after, the APPEND witness, the EXTEND payload and witness and by-reference args
+for a random type hash. Random pairs have old 1..4095, new up to 8191, with old + 1, 2^k and
+2^k - 1 among them. Leaves are derived as in vectors, from each line's leaf_seed.";
+
+#[derive(Args, Debug)]
+struct ProveArgs {
+    /// One 32-byte leaf per line, 64 hex digits, '#' starts a comment; '-' reads standard input
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "store",
+        conflicts_with = "store"
+    )]
+    leaves: Option<String>,
+    /// Instead of --leaves: the MMR of a persistent store, read from disk
+    ///
+    /// A store made by mmr-store init/append (docs/accumulator.md, "The app side: the
+    /// store").
+    #[arg(long, value_name = "DIR")]
+    store: Option<String>,
+    /// With --store: prove in the MMR of mmr_size N [default: the store's current size]
+    ///
+    /// An earlier size the store passed through.
+    #[arg(long, value_name = "N", requires = "store")]
+    size: Option<u64>,
+    /// The leaf indexes to prove, e.g. 0,5,7-9
+    #[arg(long, value_name = "LIST")]
+    index: String,
+    /// Payload format: compiled (C and compiled verifiers) or baseline
+    #[arg(long, value_name = "compiled|baseline", default_value = "compiled", value_parser = format)]
+    format: Format,
+    /// Owner-mode args (41 bytes); implied by --owner-lock
+    #[arg(long)]
+    owner: bool,
+    /// An owner: its lock hash must be a proved leaf (repeatable)
+    ///
+    /// With --tx it becomes an input with an unsigned secp256k1 witness placeholder (65 zero
+    /// bytes).
+    #[arg(long, value_name = "SCRIPT")]
+    owner_lock: Vec<String>,
+    /// With --tx: the verifier binary the MMR cell is locked by (data2)
+    #[arg(long, value_name = "BINARY", requires = "tx")]
+    verifier: Option<String>,
+    /// Write a ckb-debugger mock transaction: input 0 the MMR cell, then owners
+    #[arg(long, value_name = "OUT.json", requires = "verifier")]
+    tx: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct VectorsArgs {
+    /// The reference seed's workload with its leaves
+    #[arg(long)]
+    reference: bool,
+    /// With --reference: also the mean nanoseconds of R builds of its payload
+    ///
+    /// R runs of Workload::from_leaves + compiled_payload on the reference leaves.
+    #[arg(long, value_name = "R", default_value_t = 0)]
+    time: u32,
+    /// N random MMRs
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    count: u64,
+    /// The random MMRs' seed
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+}
+
+fn format(s: &str) -> Result<Format, String> {
+    Format::from_name(s).ok_or_else(|| "compiled or baseline".to_string())
+}
+
+/// Prints one JSON line, keys in order (as serde_json's map orders them).
+fn print_line(row: &impl Serialize) {
+    println!(
+        "{}",
+        serde_json::to_value(row).expect("a vector line serializes")
+    );
+}
 
 /// Payload formats by input index.
 const SLOTS: [Format; 3] = [Format::Baseline, Format::Compiled, Format::Compiled];
@@ -119,37 +219,20 @@ fn example_accumulator_type() -> Script {
 }
 
 /// The journey's CLI: seeded workload, one input per verifier binary.
-fn run(args: &[String]) -> Result<(), String> {
-    let mut owner = None;
-    let mut by_reference = false;
-    let mut args = args;
-    loop {
-        match args {
-            [flag, spec, rest @ ..] if flag == "--owner-lock" => {
-                owner = Some(script::parse(spec).map_err(|e| e.to_string())?);
-                args = rest;
-            }
-            [flag, rest @ ..] if flag == "--by-reference" => {
-                by_reference = true;
-                args = rest;
-            }
-            _ => break,
-        }
-    }
-    let (out, binaries) = match args {
-        [out, binaries @ ..] if !binaries.is_empty() && binaries.len() <= SLOTS.len() => {
-            (out, binaries)
-        }
-        _ => {
-            return Err(format!(
-                "expected an output file and 1 to 3 verifier binaries\n\n{USAGE}"
-            ))
-        }
-    };
+fn run(a: &JourneyArgs) -> Result<(), String> {
+    let owner = a
+        .owner_lock
+        .as_deref()
+        .map(script::parse)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let by_reference = a.by_reference;
+    let out = a.out.as_deref().expect("clap requires OUT.json");
+    let binaries = &a.binaries;
     let seed = seed()?;
     println!("Seed: {seed}");
     let w = match &owner {
-        Some(lock) => Workload::from_seed_with_owner(seed, script::hash(&lock)),
+        Some(lock) => Workload::from_seed_with_owner(seed, script::hash(lock)),
         None => Workload::from_seed(seed),
     };
     println!(
@@ -246,55 +329,22 @@ impl From<mmr_store::Error> for Failure {
 }
 
 /// `prove`: your leaves, your indexes.
-fn prove(args: &[String]) -> Result<(), Failure> {
-    let mut leaves_file = None;
-    let mut store_dir = None;
-    let mut size = None;
-    let mut indexes = None;
-    let mut format = Format::Compiled;
-    let mut mode = Mode::Plain;
-    let mut owners = Vec::new();
-    let mut verifier = None;
-    let mut tx_out = None;
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        if flag == "--owner" {
-            mode = Mode::Owner;
-            continue;
-        }
-        let value = it
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value\n\n{USAGE}"))?;
-        match flag.as_str() {
-            "--leaves" => leaves_file = Some(value.clone()),
-            "--store" => store_dir = Some(value.clone()),
-            "--size" => {
-                size = Some(
-                    value
-                        .parse::<u64>()
-                        .map_err(|_| format!("--size: not a number: {value:?}"))?,
-                )
-            }
-            "--index" => indexes = Some(ckb_mmr_sdk::parse_indexes(value)?),
-            "--format" => {
-                format = Format::from_name(value)
-                    .ok_or_else(|| format!("--format is compiled or baseline, got {value:?}"))?
-            }
-            "--owner-lock" => {
-                mode = Mode::Owner;
-                owners.push(script::parse(value)?);
-            }
-            "--verifier" => verifier = Some(value.clone()),
-            "--tx" => tx_out = Some(value.clone()),
-            _ => return Err(format!("unknown option {flag:?}\n\n{USAGE}").into()),
-        }
-    }
-    let indexes = indexes.ok_or("prove needs --index LIST")?;
+fn prove(a: &ProveArgs) -> Result<(), Failure> {
+    let indexes = ckb_mmr_sdk::parse_indexes(&a.index)?;
+    let owners = a
+        .owner_lock
+        .iter()
+        .map(|s| script::parse(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mode = if a.owner || !owners.is_empty() {
+        Mode::Owner
+    } else {
+        Mode::Plain
+    };
+    let format = a.format;
+    let (leaves_file, store_dir, size) = (a.leaves.clone(), a.store.clone(), a.size);
     let w = match (leaves_file, store_dir) {
         (Some(leaves_file), None) => {
-            if size.is_some() {
-                return Err("--size goes with --store".into());
-            }
             let text = if leaves_file == "-" {
                 std::io::read_to_string(std::io::stdin())
                     .map_err(|e| format!("reading stdin: {e}"))?
@@ -310,14 +360,14 @@ fn prove(args: &[String]) -> Result<(), Failure> {
             let store = mmr_store::Store::open_read_only(std::path::Path::new(&dir))?;
             Workload::from_store(&store, size.unwrap_or(store.mmr_size()), &indexes)?
         }
-        _ => return Err("prove needs one of --leaves FILE and --store DIR".into()),
+        _ => unreachable!("clap takes one of --leaves and --store"),
     };
     for lock in &owners {
-        if !w.proves(&script::hash(&lock)) {
+        if !w.proves(&script::hash(lock)) {
             return Err(format!(
                 "the owner lock hash {} is not a proved leaf: add it to the leaves and prove \
                  its index, or the lock rejects with 80 OwnerNotFound",
-                hex(&script::hash(&lock))
+                hex(&script::hash(lock))
             )
             .into());
         }
@@ -346,22 +396,21 @@ fn prove(args: &[String]) -> Result<(), Failure> {
     println!("payload: {}", hex(&payload));
     println!("witness: {}", hex(&witness));
     for (j, lock) in owners.iter().enumerate() {
-        println!("owner_lock_hash: {} (owner {j})", hex(&script::hash(&lock)));
+        println!("owner_lock_hash: {} (owner {j})", hex(&script::hash(lock)));
     }
-    match (verifier, tx_out) {
+    match (&a.verifier, &a.tx) {
         (Some(verifier), Some(out)) => {
             let cell = tx::Cell {
-                binary: read_binary(&verifier)?,
+                binary: read_binary(verifier)?,
                 lock_args: args,
                 payload,
             };
             let owners: Vec<OwnerInput> = owners.into_iter().map(OwnerInput::unsigned).collect();
-            write_json(&out, &tx::mock_transaction_with_owners(&[cell], &owners))?;
+            write_json(out, &tx::mock_transaction_with_owners(&[cell], &owners))?;
             println!("tx: {out} (input 0: the MMR cell; inputs 1..: owners)");
             Ok(())
         }
-        (None, None) => Ok(()),
-        _ => Err("--verifier and --tx go together".into()),
+        _ => Ok(()),
     }
 }
 
@@ -370,87 +419,98 @@ fn mmr_index(pos: u64) -> u64 {
     mmr_lock::mmr::leaf_pos_to_index(pos).unwrap_or(u64::MAX)
 }
 
-fn lock_hash(args: &[String]) -> Result<(), String> {
-    match args {
-        [spec] => {
-            println!(
-                "{}",
-                hex(&script::hash(
-                    &script::parse(spec).map_err(|e| e.to_string())?
-                ))
-            );
-            Ok(())
-        }
-        _ => Err(format!("lock-hash takes one SCRIPT\n\n{USAGE}")),
-    }
+fn lock_hash(script: &str) -> Result<(), String> {
+    println!(
+        "{}",
+        hex(&script::hash(
+            &script::parse(script).map_err(|e| e.to_string())?
+        ))
+    );
+    Ok(())
 }
 
-fn code_hash(args: &[String]) -> Result<(), String> {
-    match args {
-        [path] => {
-            println!("{}", hex(&ckb_mmr_sdk::ckb_hash(&[&read_binary(path)?])));
-            Ok(())
-        }
-        _ => Err(format!("code-hash takes one BINARY\n\n{USAGE}")),
+fn code_hash(path: &str) -> Result<(), String> {
+    println!("{}", hex(&ckb_mmr_sdk::ckb_hash(&[&read_binary(path)?])));
+    Ok(())
+}
+
+/// One line of `vectors`.
+#[derive(Serialize)]
+struct VectorLine {
+    leaf_count: u64,
+    indexes: Vec<u64>,
+    mmr_size: u64,
+    root: String,
+    proof_items: Vec<String>,
+    args_plain: String,
+    args_owner: String,
+    compiled: String,
+    baseline: String,
+    witness_compiled: String,
+    /// A random MMR's leaf seed (decimal: JavaScript numbers cannot hold a u64).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leaf_seed: Option<String>,
+    #[serde(flatten)]
+    reference: Option<ReferenceLine>,
+}
+
+/// What the reference workload's line adds.
+#[derive(Serialize)]
+struct ReferenceLine {
+    seed: String,
+    leaves: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rust_build_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rust_build_runs: Option<u32>,
+}
+
+impl VectorLine {
+    fn new(w: &Workload) -> Result<VectorLine, String> {
+        let compiled = w.payload(Format::Compiled).map_err(|e| e.to_string())?;
+        Ok(VectorLine {
+            leaf_count: w.leaf_count,
+            indexes: w.proved.iter().map(|(pos, _)| mmr_index(*pos)).collect(),
+            mmr_size: w.mmr_size,
+            root: hex(&w.root),
+            proof_items: w.proof_items.iter().map(|i| hex(i)).collect(),
+            args_plain: hex(&w.lock_args_for(Mode::Plain)),
+            args_owner: hex(&w.lock_args_for(Mode::Owner)),
+            compiled: hex(&compiled),
+            baseline: hex(&w.payload(Format::Baseline).map_err(|e| e.to_string())?),
+            witness_compiled: hex(&ckb_mmr_sdk::witness_args_with_lock(&compiled)),
+            leaf_seed: None,
+            reference: None,
+        })
     }
 }
 
 /// `vectors`: JSON lines of workloads for implementations in other languages to match.
-fn vectors(args: &[String]) -> Result<(), String> {
+fn vectors(a: &VectorsArgs) -> Result<(), String> {
     use rand::{seq::index::sample, Rng, RngCore, SeedableRng};
-    use serde_json::json;
-    let (mut reference, mut count, mut seed, mut time) = (false, 0u64, 1u64, 0u32);
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let mut num = || -> Result<u64, String> {
-            let v = it.next().ok_or_else(|| format!("{flag} needs a number"))?;
-            v.parse()
-                .map_err(|_| format!("{flag}: not a number: {v:?}"))
-        };
-        match flag.as_str() {
-            "--reference" => reference = true,
-            "--count" => count = num()?,
-            "--seed" => seed = num()?,
-            "--time" => time = num()? as u32,
-            _ => return Err(format!("unknown option {flag:?}\n\n{USAGE}")),
-        }
-    }
-    let line = |w: &Workload, extra: serde_json::Value| -> Result<(), String> {
-        let mut v = json!({
-            "leaf_count": w.leaf_count,
-            "indexes": w.proved.iter().map(|(pos, _)| mmr_index(*pos)).collect::<Vec<_>>(),
-            "mmr_size": w.mmr_size,
-            "root": hex(&w.root),
-            "proof_items": w.proof_items.iter().map(|i| hex(i)).collect::<Vec<_>>(),
-            "args_plain": hex(&w.lock_args_for(Mode::Plain)),
-            "args_owner": hex(&w.lock_args_for(Mode::Owner)),
-            "compiled": hex(&w.payload(Format::Compiled).map_err(|e| e.to_string())?),
-            "baseline": hex(&w.payload(Format::Baseline).map_err(|e| e.to_string())?),
-            "witness_compiled": hex(&ckb_mmr_sdk::witness_args_with_lock(&w.payload(Format::Compiled).map_err(|e| e.to_string())?)),
-        });
-        if let (Some(v), Some(extra)) = (v.as_object_mut(), extra.as_object()) {
-            v.extend(extra.clone());
-        }
-        println!("{v}");
-        Ok(())
-    };
-    if reference {
+    let (count, seed, time) = (a.count, a.seed, a.time);
+    if a.reference {
         let (leaves, indexes) = ckb_mmr_sdk::seeded_leaves(ckb_mmr_sdk::REFERENCE_SEED);
         let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
-        let mut extra = json!({
-            "seed": ckb_mmr_sdk::REFERENCE_SEED.to_string(),
-            "leaves": leaves.iter().map(|l| hex(l)).collect::<Vec<_>>(),
-        });
+        let mut extra = ReferenceLine {
+            seed: ckb_mmr_sdk::REFERENCE_SEED.to_string(),
+            leaves: leaves.iter().map(|l| hex(l)).collect(),
+            rust_build_ns: None,
+            rust_build_runs: None,
+        };
         if time > 0 {
             let start = std::time::Instant::now();
             for _ in 0..time {
                 let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
                 std::hint::black_box(w.compiled_payload().map_err(|e| format!("{e:?}"))?);
             }
-            extra["rust_build_ns"] = json!(start.elapsed().as_nanos() as u64 / time as u64);
-            extra["rust_build_runs"] = json!(time);
+            extra.rust_build_ns = Some(start.elapsed().as_nanos() as u64 / time as u64);
+            extra.rust_build_runs = Some(time);
         }
-        line(&w, extra)?;
+        print_line(&VectorLine {
+            reference: Some(extra),
+            ..VectorLine::new(&w)?
+        });
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     for _ in 0..count {
@@ -479,24 +539,23 @@ fn vectors(args: &[String]) -> Result<(), String> {
             .collect();
         indexes.sort();
         let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
-        line(&w, json!({ "leaf_seed": leaf_seed.to_string() }))?;
+        print_line(&VectorLine {
+            leaf_seed: Some(leaf_seed.to_string()),
+            ..VectorLine::new(&w)?
+        });
     }
     Ok(())
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    let result = match args.first().map(String::as_str) {
-        Some("prove") => prove(&args[1..]),
-        Some("lock-hash") => lock_hash(&args[1..]).map_err(Failure::from),
-        Some("code-hash") => code_hash(&args[1..]).map_err(Failure::from),
-        Some("vectors") => vectors(&args[1..]).map_err(Failure::from),
-        Some("acc-vectors") => acc_vectors::run(&args[1..], USAGE).map_err(Failure::from),
-        _ => run(&args).map_err(Failure::from),
+    let cli: Cli = cli_usage::parse("tx-generator");
+    let result = match &cli.command {
+        Some(Command::Prove(a)) => prove(a),
+        Some(Command::LockHash { script }) => lock_hash(script).map_err(Failure::from),
+        Some(Command::CodeHash { binary }) => code_hash(binary).map_err(Failure::from),
+        Some(Command::Vectors(a)) => vectors(a).map_err(Failure::from),
+        Some(Command::AccVectors(a)) => acc_vectors::run(a).map_err(Failure::from),
+        None => run(&cli.journey).map_err(Failure::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

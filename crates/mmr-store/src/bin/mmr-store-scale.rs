@@ -1,4 +1,4 @@
-//! `mmr-store-scale`: the store at scale (issue 20, item 4; not a test). For each leaf count
+//! `mmr-store-scale`: the store at scale (a benchmark, not a test). For each leaf count
 //! it creates a fresh store, appends that many generated leaves in commits of `--batch`,
 //! then proves 1 and 100 random leaves from a read-only handle; and it measures, in the same
 //! run, this machine's one-core rate of blake2b-256 64-byte merges, the limit an append
@@ -6,23 +6,83 @@
 //! (`Store::set_hashers`: 1, then one per core), each in its own process, so its peak memory
 //! (VmHWM) is its own. Prints a table and writes JSON.
 //!
-//! usage: mmr-store-scale [--leaves 1e6,1e7] [--hashers 1,2] [--dir DIR] [--json FILE] [--batch N] [--keep]
+//! `mmr-store-scale --help` lists the options.
 
+use clap::Parser;
 use mmr_store::{Hash, Store};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "\
-usage: mmr-store-scale [--leaves LIST] [--hashers LIST] [--dir DIR] [--json FILE] [--batch N] [--keep]
+/// The store at scale: appends, proofs and peak memory per leaf count, beside this machine's
+/// one-core merge rate; prints a table and writes JSON
+#[derive(Parser, Debug)]
+#[command(
+    name = "mmr-store-scale",
+    after_help = "Exit codes: 0 ok, 2 any error."
+)]
+struct Cli {
+    /// Leaf counts, comma-separated; 1e6 and 10^6 forms accepted
+    #[arg(long, value_name = "LIST", default_value = "1e6,1e7", value_parser = leaf_counts)]
+    leaves: Counts,
+    /// Threads hashing an append, comma-separated, each count measured on its own fresh store
+    /// [default: 1 and this machine's cores, at most 4]
+    #[arg(long, value_name = "LIST", value_parser = hasher_counts)]
+    hashers: Option<Counts>,
+    /// Where the stores are made, one at a time, deleted after each count unless --keep
+    #[arg(long, value_name = "DIR", default_value = "build/scale/store")]
+    dir: PathBuf,
+    /// The results
+    #[arg(long, value_name = "FILE", default_value = "build/scale/rust.json")]
+    json: PathBuf,
+    /// Leaves per commit
+    #[arg(long, value_name = "N", default_value = "1048576", value_parser = positive_count)]
+    batch: u64,
+    /// Keep each store
+    #[arg(long)]
+    keep: bool,
+    /// One leaf count in this process (what the run starts per count)
+    #[arg(long, value_name = "N", hide = true, value_parser = parse_count_arg)]
+    one: Option<u64>,
+}
 
---leaves LIST  leaf counts, comma-separated; 1e6 and 10^6 forms accepted (default 1e6,1e7)
---hashers LIST threads hashing an append, comma-separated, each count measured on its own
-               fresh store (default 1 and this machine's cores, at most 4)
---dir DIR      where the stores are made, one at a time (default build/scale/store), deleted
-               after each count unless --keep
---json FILE    results (default build/scale/rust.json)
---batch N      leaves per commit (default 1048576)";
+/// A comma-separated list of counts.
+#[derive(Clone, Debug)]
+struct Counts(Vec<u64>);
+
+fn leaf_counts(s: &str) -> Result<Counts, String> {
+    s.split(',')
+        .map(|c| {
+            parse_count(c)
+                .filter(|&n| n > 0)
+                .ok_or(format!("not a leaf count: {c:?}"))
+        })
+        .collect::<Result<_, _>>()
+        .map(Counts)
+}
+
+fn hasher_counts(s: &str) -> Result<Counts, String> {
+    s.split(',')
+        .map(|c| {
+            c.trim()
+                .parse()
+                .ok()
+                .filter(|n| (1..=4).contains(n))
+                .ok_or(format!("not a count from 1 to 4: {c:?}"))
+        })
+        .collect::<Result<_, _>>()
+        .map(Counts)
+}
+
+fn positive_count(s: &str) -> Result<u64, String> {
+    parse_count(s)
+        .filter(|&n| n > 0)
+        .ok_or("not a positive number".into())
+}
+
+fn parse_count_arg(s: &str) -> Result<u64, String> {
+    parse_count(s).ok_or("not a number".into())
+}
 
 /// One result row; the field names are shared with the TypeScript side.
 struct Row {
@@ -247,52 +307,15 @@ fn parse_count(s: &str) -> Option<u64> {
     s.parse().ok()
 }
 
-fn run(args: &[String]) -> Result<(), String> {
-    let mut counts = vec![1_000_000u64, 10_000_000];
-    let mut dir = PathBuf::from("build/scale/store");
-    let mut json = PathBuf::from("build/scale/rust.json");
-    let mut batch = 1u64 << 20;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let mut hashers: Vec<usize> = if cores > 1 { vec![1, cores] } else { vec![1] };
-    let (mut keep, mut single) = (false, None);
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or(format!("{flag} needs a value\n\n{USAGE}"));
-        match flag.as_str() {
-            "--leaves" => {
-                counts = value()?
-                    .split(',')
-                    .map(|c| {
-                        parse_count(c)
-                            .filter(|&n| n > 0)
-                            .ok_or(format!("not a leaf count: {c:?}"))
-                    })
-                    .collect::<Result<_, _>>()?
-            }
-            "--hashers" => {
-                hashers = value()?
-                    .split(',')
-                    .map(|c| {
-                        c.trim()
-                            .parse()
-                            .ok()
-                            .filter(|n| (1..=4).contains(n))
-                            .ok_or(format!("--hashers: not a count from 1 to 4: {c:?}"))
-                    })
-                    .collect::<Result<_, _>>()?
-            }
-            "--dir" => dir = PathBuf::from(value()?),
-            "--json" => json = PathBuf::from(value()?),
-            "--batch" => {
-                batch = parse_count(value()?)
-                    .filter(|&n| n > 0)
-                    .ok_or("--batch: not a positive number")?
-            }
-            "--keep" => keep = true,
-            "--one" => single = Some(parse_count(value()?).ok_or("--one: not a number")?),
-            _ => return Err(format!("unknown option {flag:?}\n\n{USAGE}")),
-        }
-    }
+fn run(cli: Cli) -> Result<(), String> {
+    let counts = cli.leaves.0;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as u64;
+    let hashers: Vec<usize> = match cli.hashers {
+        Some(Counts(h)) => h.into_iter().map(|n| n as usize).collect(),
+        None if cores > 1 => vec![1, cores as usize],
+        None => vec![1],
+    };
+    let (dir, json, batch, keep, single) = (cli.dir, cli.json, cli.batch, cli.keep, cli.one);
     if let Some(n) = single {
         return one(n, hashers[0], &dir, batch, keep);
     }
@@ -369,12 +392,8 @@ fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    match run(&args) {
+    let cli: Cli = cli_usage::parse("mmr-store-scale");
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mmr-store-scale: {e}");

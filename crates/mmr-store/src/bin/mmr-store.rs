@@ -2,108 +2,118 @@
 //! side: the store"). Every error is one line on stderr and the exit code of its kind
 //! (docs/error-codes.md, "The store"); 2 is a usage error.
 
+use clap::{Args, Parser, Subcommand};
 use mmr_store::{hex, Error, Hash, LeafReader, Store};
 use std::io::BufReader;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: mmr-store init DIR [--accumulator HEX32]
-       mmr-store append DIR --leaves FILE|- [--batch N] [--expect-root HEX32]
-       mmr-store root DIR [--size N]
-       mmr-store prove DIR --index LIST [--size N] [--format compiled|baseline]
-       mmr-store append-payload DIR --from OLD [--to NEW]
-       mmr-store ancestry DIR --from OLD [--to NEW]
-       mmr-store set-accumulator DIR HEX32
-       mmr-store check DIR
-       mmr-store info DIR
+const AFTER_HELP: &str = "Exit codes: 0 ok, 2 usage, 40-53 the store's (docs/error-codes.md).";
 
-init             creates an empty store in DIR (created if missing).
-append           appends the leaves of FILE ('-': standard input; one 32-byte leaf per line as
-                 64 hex digits, '#' starts a comment). The whole file is read and checked
-                 first, so a bad line changes nothing; then it is appended in commits of N
-                 leaves (default 1048576). --expect-root: one commit, made only if the new root
-                 is HEX32 (exit 51 and nothing appended otherwise).
-root             the root at the current size or at mmr_size N.
-prove            the proof of the leaf indexes LIST (\"0,5,7-9\") at the current size or at N,
-                 as a lock payload (default compiled) and its lock args.
-append-payload   the accumulator's APPEND payload from mmr_size OLD to NEW (default: current).
-ancestry         the ancestry proof (EXTEND body) from mmr_size OLD to NEW (default: current).
-set-accumulator  records the accumulator (type id) the store belongs to; once.
-check            rehashes every node and every recorded root.
-info             size, leaf count, root, commits, accumulator.
-
-Exit codes: 0 ok, 2 usage, 40-53 the store's (docs/error-codes.md).";
-
-enum Fail {
-    Usage(String),
-    Store(Error),
+/// Drive a persistent, crash-safe MMR store from a shell
+#[derive(Parser, Debug)]
+#[command(
+    name = "mmr-store",
+    after_help = AFTER_HELP,
+    arg_required_else_help = true,
+    disable_help_subcommand = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-impl From<Error> for Fail {
-    fn from(e: Error) -> Fail {
-        Fail::Store(e)
-    }
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Creates an empty store in DIR (created if missing)
+    Init {
+        dir: PathBuf,
+        /// The accumulator (type id) the store belongs to
+        #[arg(long, value_name = "HEX32", value_parser = hash32)]
+        accumulator: Option<Hash>,
+    },
+    /// Appends the leaves of FILE
+    ///
+    /// The whole file is read and checked first, so a bad line changes nothing; then it is
+    /// appended in commits of N leaves.
+    Append {
+        dir: PathBuf,
+        /// One 32-byte leaf per line as 64 hex digits ('-': standard input)
+        ///
+        /// '#' starts a comment.
+        #[arg(long, value_name = "FILE")]
+        leaves: String,
+        /// Leaves per commit
+        #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+        batch: u64,
+        /// One commit, made only if the new root is HEX32
+        ///
+        /// Exit 51 and nothing appended otherwise.
+        #[arg(long, value_name = "HEX32", value_parser = hash32)]
+        expect_root: Option<Hash>,
+    },
+    /// The root at the current size or at mmr_size N
+    Root {
+        dir: PathBuf,
+        /// An earlier mmr_size [default: the current one]
+        #[arg(long, value_name = "N")]
+        size: Option<u64>,
+    },
+    /// The proof of the leaf indexes LIST as a lock payload and its lock args
+    ///
+    /// At the current size, or at mmr_size N.
+    Prove {
+        dir: PathBuf,
+        /// The leaf indexes, e.g. 0,5,7-9
+        #[arg(long, value_name = "LIST", value_parser = index_list)]
+        index: String,
+        /// An earlier mmr_size [default: the current one]
+        #[arg(long, value_name = "N")]
+        size: Option<u64>,
+        /// The payload format
+        #[arg(long, value_name = "FORMAT", default_value = "compiled",
+              value_parser = ["compiled", "baseline"])]
+        format: String,
+    },
+    /// The accumulator's APPEND payload from mmr_size OLD to NEW
+    AppendPayload(Span),
+    /// The ancestry proof (EXTEND body) from mmr_size OLD to NEW
+    Ancestry(Span),
+    /// Records the accumulator (type id) the store belongs to; once
+    SetAccumulator {
+        dir: PathBuf,
+        #[arg(value_name = "HEX32", value_parser = hash32)]
+        accumulator: Hash,
+    },
+    /// Rehashes every node and every recorded root
+    Check { dir: PathBuf },
+    /// Size, leaf count, root, commits, accumulator
+    Info { dir: PathBuf },
 }
 
-type Res<T> = std::result::Result<T, Fail>;
-
-fn usage<T>(msg: impl Into<String>) -> Res<T> {
-    Err(Fail::Usage(msg.into()))
+/// Two sizes of the store's MMR.
+#[derive(Args, Debug)]
+struct Span {
+    dir: PathBuf,
+    /// The old mmr_size
+    #[arg(long, value_name = "OLD")]
+    from: u64,
+    /// The new mmr_size [default: the current one]
+    #[arg(long, value_name = "NEW")]
+    to: Option<u64>,
 }
 
-fn parse_hash(s: &str) -> Res<Hash> {
+/// A leaf index list, checked here so a bad one is a usage error before the store is opened.
+fn index_list(s: &str) -> Result<String, String> {
+    mmr_store::parse_indexes(s)
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
+}
+
+fn hash32(s: &str) -> Result<Hash, String> {
     match mmr_store::parse_leaf_line(s, 1) {
         Ok(Some(h)) if !s.contains('#') => Ok(h),
-        _ => usage(format!("not 32 bytes of hex: {s:?}")),
-    }
-}
-
-fn parse_u64(flag: &str, s: &str) -> Res<u64> {
-    s.parse()
-        .or_else(|_| usage(format!("{flag}: not a number: {s:?}")))
-}
-
-/// Flags after the directory: `--name value` pairs, then at most `positional` bare values.
-struct Flags {
-    pairs: Vec<(String, String)>,
-    rest: Vec<String>,
-}
-
-impl Flags {
-    fn parse(args: &[String], known: &[&str], positional: usize) -> Res<Flags> {
-        let mut pairs = Vec::new();
-        let mut rest = Vec::new();
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            if a.starts_with("--") {
-                if !known.contains(&a.as_str()) {
-                    return usage(format!("unknown option {a:?}"));
-                }
-                let v = it
-                    .next()
-                    .ok_or_else(|| Fail::Usage(format!("{a} needs a value")))?;
-                pairs.push((a.clone(), v.clone()));
-            } else {
-                rest.push(a.clone());
-            }
-        }
-        if rest.len() > positional {
-            return usage(format!("unexpected argument {:?}", rest[positional]));
-        }
-        Ok(Flags { pairs, rest })
-    }
-
-    fn get(&self, name: &str) -> Option<&str> {
-        self.pairs
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn u64(&self, name: &str) -> Res<Option<u64>> {
-        self.get(name).map(|v| parse_u64(name, v)).transpose()
+        _ => Err("not 32 bytes of hex".into()),
     }
 }
 
@@ -115,21 +125,15 @@ fn print_state(store: &Store) -> Res<()> {
     Ok(())
 }
 
-fn append(dir: &Path, flags: &Flags) -> Res<()> {
-    let file = flags
-        .get("--leaves")
-        .ok_or_else(|| Fail::Usage("append needs --leaves FILE".into()))?;
-    let batch = flags.u64("--batch")?.unwrap_or(1 << 20).max(1) as usize;
-    let expect = flags.get("--expect-root").map(parse_hash).transpose()?;
+fn append(dir: &Path, file: &str, batch: u64, expect: Option<Hash>) -> Res<()> {
+    let batch = batch.max(1) as usize;
     let mut store = Store::open(dir)?;
     let open = || -> Res<BufReader<std::fs::File>> {
         std::fs::File::open(file)
             .map(|f| BufReader::with_capacity(1 << 20, f))
-            .map_err(|e| {
-                Fail::Store(Error::Io {
-                    what: format!("reading {file}"),
-                    err: e,
-                })
+            .map_err(|e| Error::Io {
+                what: format!("reading {file}"),
+                err: e,
             })
     };
     // Stdin cannot be read twice: it is held in memory. A file is read twice, first only to
@@ -164,46 +168,41 @@ fn append(dir: &Path, flags: &Flags) -> Res<()> {
     print_state(&store)
 }
 
-fn run(args: &[String]) -> Res<()> {
-    let (cmd, dir, rest) = match args {
-        [cmd, dir, rest @ ..] => (cmd.as_str(), Path::new(dir), rest),
-        _ => return usage("a command and a store directory are needed"),
-    };
-    match cmd {
-        "init" => {
-            let flags = Flags::parse(rest, &["--accumulator"], 0)?;
-            let id = flags.get("--accumulator").map(parse_hash).transpose()?;
-            let store = Store::create(dir, id)?;
+type Res<T> = std::result::Result<T, Error>;
+
+fn run(command: Command) -> Res<()> {
+    match command {
+        Command::Init { dir, accumulator } => {
+            let store = Store::create(&dir, accumulator)?;
             println!("created: {}", store.dir().display());
             Ok(())
         }
-        "append" => append(
+        Command::Append {
             dir,
-            &Flags::parse(rest, &["--leaves", "--batch", "--expect-root"], 0)?,
-        ),
-        "root" => {
-            let flags = Flags::parse(rest, &["--size"], 0)?;
-            let store = Store::open_read_only(dir)?;
-            let size = flags.u64("--size")?.unwrap_or(store.mmr_size());
+            leaves,
+            batch,
+            expect_root,
+        } => append(&dir, &leaves, batch, expect_root),
+        Command::Root { dir, size } => {
+            let store = Store::open_read_only(&dir)?;
+            let size = size.unwrap_or(store.mmr_size());
             println!("mmr_size: {size}");
             println!("root: {}", hex(&store.root_at(size)?));
             Ok(())
         }
-        "prove" => {
-            let flags = Flags::parse(rest, &["--index", "--size", "--format"], 0)?;
-            let store = Store::open_read_only(dir)?;
-            let indexes = mmr_store::parse_indexes(
-                flags
-                    .get("--index")
-                    .ok_or_else(|| Fail::Usage("prove needs --index LIST".into()))?,
-            )
-            .map_err(|e| Fail::Usage(format!("--index: {e}")))?;
-            let size = flags.u64("--size")?.unwrap_or(store.mmr_size());
+        Command::Prove {
+            dir,
+            index,
+            size,
+            format,
+        } => {
+            let store = Store::open_read_only(&dir)?;
+            let indexes = mmr_store::parse_indexes(&index).expect("checked by clap");
+            let size = size.unwrap_or(store.mmr_size());
             let proof = store.proof(size, &indexes)?;
-            let payload = match flags.get("--format").unwrap_or("compiled") {
-                "compiled" => proof.compiled_payload()?,
+            let payload = match format.as_str() {
                 "baseline" => proof.baseline_payload(),
-                f => return usage(format!("--format is compiled or baseline, got {f:?}")),
+                _ => proof.compiled_payload()?,
             };
             let mut args = proof.root.to_vec();
             args.extend_from_slice(&proof.mmr_size.to_le_bytes());
@@ -217,36 +216,15 @@ fn run(args: &[String]) -> Res<()> {
             println!("payload: {}", hex(&payload));
             Ok(())
         }
-        "append-payload" | "ancestry" => {
-            let flags = Flags::parse(rest, &["--from", "--to"], 0)?;
-            let store = Store::open_read_only(dir)?;
-            let from = flags
-                .u64("--from")?
-                .ok_or_else(|| Fail::Usage(format!("{cmd} needs --from OLD")))?;
-            let to = flags.u64("--to")?.unwrap_or(store.mmr_size());
-            let bytes = match cmd {
-                "ancestry" => store.ancestry_proof(from, to)?,
-                _ => store.append_payload(from, to)?,
-            };
-            println!("old_root: {}", hex(&store.root_at(from)?));
-            println!("new_mmr_size: {to}");
-            println!("new_root: {}", hex(&store.root_at(to)?));
-            println!("payload: {}", hex(&bytes));
+        Command::AppendPayload(span) => payload(span, false),
+        Command::Ancestry(span) => payload(span, true),
+        Command::SetAccumulator { dir, accumulator } => {
+            Store::open(&dir)?.set_accumulator(accumulator)?;
+            println!("accumulator: {}", hex(&accumulator));
             Ok(())
         }
-        "set-accumulator" => {
-            let flags = Flags::parse(rest, &[], 1)?;
-            let id = match flags.rest.first() {
-                Some(v) => parse_hash(v)?,
-                None => return usage("set-accumulator needs HEX32"),
-            };
-            Store::open(dir)?.set_accumulator(id)?;
-            println!("accumulator: {}", hex(&id));
-            Ok(())
-        }
-        "check" => {
-            Flags::parse(rest, &[], 0)?;
-            let store = Store::open_read_only(dir)?;
+        Command::Check { dir } => {
+            let store = Store::open_read_only(&dir)?;
             let r = store.check()?;
             println!(
                 "ok: {} nodes ({} leaves) rehashed, {} recorded roots match",
@@ -254,9 +232,8 @@ fn run(args: &[String]) -> Res<()> {
             );
             Ok(())
         }
-        "info" => {
-            Flags::parse(rest, &[], 0)?;
-            let store = Store::open_read_only(dir)?;
+        Command::Info { dir } => {
+            let store = Store::open_read_only(&dir)?;
             println!("format_version: {}", mmr_store::FORMAT_VERSION);
             println!(
                 "accumulator: {}",
@@ -271,23 +248,30 @@ fn run(args: &[String]) -> Res<()> {
                 print_state(&store)
             }
         }
-        _ => usage(format!("unknown command {cmd:?}")),
     }
 }
 
+/// `append-payload` and `ancestry`.
+fn payload(span: Span, ancestry: bool) -> Res<()> {
+    let store = Store::open_read_only(&span.dir)?;
+    let (from, to) = (span.from, span.to.unwrap_or(store.mmr_size()));
+    let bytes = if ancestry {
+        store.ancestry_proof(from, to)?
+    } else {
+        store.append_payload(from, to)?
+    };
+    println!("old_root: {}", hex(&store.root_at(from)?));
+    println!("new_mmr_size: {to}");
+    println!("new_root: {}", hex(&store.root_at(to)?));
+    println!("payload: {}", hex(&bytes));
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
-        return ExitCode::from(if args.is_empty() { 2 } else { 0 });
-    }
-    match run(&args) {
+    let cli: Cli = cli_usage::parse("mmr-store");
+    match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Fail::Usage(msg)) => {
-            eprintln!("mmr-store: {msg} (mmr-store --help)");
-            ExitCode::from(2)
-        }
-        Err(Fail::Store(e)) => {
+        Err(e) => {
             eprintln!("mmr-store: {e}");
             ExitCode::from(e.code())
         }

@@ -2,10 +2,20 @@
 //! --bin accumulator-search [-- --reduced]`. Exits non-zero on any problem.
 
 use assurance::accumulator::{run, Config, Variant};
+use clap::Parser;
+
+/// The accumulator's full exhaustive search; exits 1 on any problem, 2 on a usage error
+#[derive(Parser, Debug)]
+#[command(name = "accumulator-search")]
+struct Cli {
+    /// The reduced search (seconds, not minutes)
+    #[arg(long)]
+    reduced: bool,
+}
 
 fn main() {
-    let reduced = std::env::args().any(|a| a == "--reduced");
-    let cfg = if reduced {
+    let cli: Cli = cli_usage::parse("accumulator-search");
+    let cfg = if cli.reduced {
         Config::reduced()
     } else {
         Config::full()

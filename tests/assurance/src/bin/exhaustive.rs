@@ -8,30 +8,48 @@
 //! undocumented code was found.
 
 use assurance::exhaustive::{run, Config};
+use clap::Parser;
+
+/// The exhaustive forgery search; exits 1 if anything was found, 2 on a usage error
+#[derive(Parser, Debug)]
+#[command(name = "exhaustive")]
+struct Cli {
+    /// Start from the reduced search instead of the full one
+    #[arg(long)]
+    reduced: bool,
+    /// MMRs of 1..=N leaves
+    #[arg(long, value_name = "N")]
+    max_leaves: Option<u64>,
+    /// Proof items per skeleton
+    #[arg(long, value_name = "N")]
+    items: Option<usize>,
+    /// Opcode skeletons up to this length
+    #[arg(long, value_name = "N")]
+    skeleton_len: Option<usize>,
+    /// Pair skeletons up to this length
+    #[arg(long, value_name = "N")]
+    pair_skeleton_len: Option<usize>,
+    /// Pair values below this limit
+    #[arg(long, value_name = "N")]
+    pair_value_limit: Option<u64>,
+    /// Worker threads
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
 
 fn main() {
-    let mut cfg = Config::full();
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut num = |name: &str| -> u64 {
-            args.next()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or_else(|| panic!("{name} needs a number"))
-        };
-        match a.as_str() {
-            "--reduced" => cfg = Config::reduced(),
-            "--max-leaves" => cfg.max_leaves = num("--max-leaves"),
-            "--items" => cfg.max_items = num("--items") as usize,
-            "--skeleton-len" => cfg.skeleton_len = num("--skeleton-len") as usize,
-            "--pair-skeleton-len" => cfg.pair_skeleton_len = num("--pair-skeleton-len") as usize,
-            "--pair-value-limit" => cfg.pair_value_limit = num("--pair-value-limit"),
-            "--threads" => cfg.threads = num("--threads") as usize,
-            other => {
-                eprintln!("unknown argument {other}; see the source header for usage");
-                std::process::exit(2);
-            }
-        }
-    }
+    let cli: Cli = cli_usage::parse("exhaustive");
+    let mut cfg = if cli.reduced {
+        Config::reduced()
+    } else {
+        Config::full()
+    };
+    cfg.max_leaves = cli.max_leaves.unwrap_or(cfg.max_leaves);
+    cfg.max_items = cli.items.unwrap_or(cfg.max_items);
+    cfg.skeleton_len = cli.skeleton_len.unwrap_or(cfg.skeleton_len);
+    cfg.pair_skeleton_len = cli.pair_skeleton_len.unwrap_or(cfg.pair_skeleton_len);
+    cfg.pair_value_limit = cli.pair_value_limit.unwrap_or(cfg.pair_value_limit);
+    cfg.threads = cli.threads.unwrap_or(cfg.threads);
     println!("exhaustive search: {cfg:?}");
     let start = std::time::Instant::now();
     let stats = run(&cfg);

@@ -1,6 +1,6 @@
 //! Writes assurance corpora in the C host harness's vector format (docs/c-verifier.md), so
 //! `contracts/c-verifier/host/run.sh DIR` runs the C core, with ckb-c-stdlib's blake2b.h, under ASan + UBSan
-//! on them (issue 7, item 5). Expected codes are the compiled Rust core's; every vector is
+//! on them. Expected codes are the compiled Rust core's; every vector is
 //! first checked to give the same code from the C core natively.
 //!
 //!   cargo run --release -p assurance --bin export-vectors -- OUT_DIR [CORPUS_DIR...]
@@ -15,13 +15,24 @@ use assurance::exhaustive::skeletons;
 use assurance::mmr::Mmr;
 use assurance::model::{self, Cmd};
 use assurance::{hex, native};
+use clap::Parser;
 use std::fmt::Write as _;
 
+/// Writes assurance corpora in the C host harness's vector format (docs/c-verifier.md)
+#[derive(Parser, Debug)]
+#[command(name = "export-vectors")]
+struct Cli {
+    /// Where structural.vec and corpus.vec are written
+    #[arg(value_name = "OUT_DIR")]
+    out: String,
+    /// Fuzz corpus directories, every file decoded into corpus.vec
+    #[arg(value_name = "CORPUS_DIR")]
+    corpora: Vec<String>,
+}
+
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let out = args
-        .next()
-        .expect("usage: export-vectors OUT_DIR [CORPUS_DIR...]");
+    let cli: Cli = cli_usage::parse("export-vectors");
+    let out = cli.out;
     std::fs::create_dir_all(&out).expect("create OUT_DIR");
 
     let mut structural = String::new();
@@ -94,7 +105,7 @@ fn main() {
 
     let mut corpus = String::new();
     let mut files = 0usize;
-    for dir in args {
+    for dir in cli.corpora {
         let mut entries: Vec<_> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{dir}: {e}"))
             .filter_map(|e| e.ok())

@@ -4,10 +4,19 @@
 //!
 //! Every seed is checked before it is written.
 
+use clap::Parser;
+
+/// Writes the fuzzer's seed corpus, every seed checked first
+#[derive(Parser, Debug)]
+#[command(name = "fuzz-seeds")]
+struct Cli {
+    /// The corpus directory
+    #[arg(value_name = "DIR", default_value = "tests/fuzz/corpus/differential")]
+    dir: String,
+}
+
 fn main() {
-    let dir = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "tests/fuzz/corpus/differential".into());
+    let dir = cli_usage::parse::<Cli>("fuzz-seeds").dir;
     std::fs::create_dir_all(&dir).expect("create corpus directory");
     let seeds = assurance::diff::seed_inputs(256);
     for (i, s) in seeds.iter().enumerate() {

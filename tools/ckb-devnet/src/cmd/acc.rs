@@ -1,0 +1,479 @@
+//! `acc`: the accumulator's commands (docs/accumulator.md): create, append, extend, show,
+//! handover, sync.
+
+use super::{hash32, out_point, print, Client, Reader};
+use ckb_mmr_sdk::acc_store::{self, Leaves};
+use ckb_mmr_sdk::accumulator::{self, Accumulator, AccumulatorRow, Update};
+use ckb_mmr_sdk::chain::{progress, Chain};
+use ckb_mmr_sdk::deploy;
+use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::key::Key;
+use ckb_mmr_sdk::wallet::Wallet;
+use ckb_mmr_sdk::{hex, out_point_text};
+use ckb_types::{packed, prelude::*, H256};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand, Debug)]
+pub enum AccCommand {
+    /// A new accumulator holding the MMR of FILE or of the store, locked by the key
+    ///
+    /// Prints its type_id; a store then records the accumulator. A rerun finds it and sends
+    /// nothing.
+    Create(CreateArgs),
+    /// Appends the leaves of FILE (or the store) past the chain's
+    ///
+    /// FILE (or the store) holds the whole MMR's leaves: its first n must be the chain's (else
+    /// exit 17, or 20 for a store whose root there differs); the rest are appended.
+    Append(GrowArgs),
+    /// The same growth by an ancestry proof: the new leaves stay off chain
+    Extend(GrowArgs),
+    /// Brings a store up to the chain from the accumulator's history
+    ///
+    /// The store is created if DIR does not exist (and removed again if that first sync fails
+    /// before it holds a leaf), filled from the leaves of the accumulator's creation and
+    /// appends, checking each root; resumes where it stopped; stops at an extension or an
+    /// import (exit 19: the chain has no leaves for it).
+    Sync(SyncArgs),
+    /// Root, mmr_size, leaf count, out point and lock (takes no --key)
+    Show(ShowArgs),
+    /// The same data under FILE's key's lock (KEEP)
+    Handover(HandoverArgs),
+}
+
+/// Where the accumulator's code is: its binary, or its code cell.
+#[derive(Args, Debug)]
+pub struct AccCodeArgs {
+    /// The accumulator type script binary [default: build/release/accumulator-type, unless
+    /// --code-dep names its code cell]
+    #[arg(long, value_name = "FILE")]
+    pub type_script_binary: Option<String>,
+    /// The accumulator type script's code cell, instead of its binary
+    #[arg(long, value_name = "TX:I", value_parser = out_point)]
+    pub code_dep: Option<packed::OutPoint>,
+}
+
+/// The MMR's leaves: a file or a store.
+#[derive(Args, Debug)]
+#[group(required = true, multiple = false)]
+pub struct Source {
+    /// The leaves, one 32-byte hex leaf per line
+    #[arg(long, value_name = "FILE")]
+    pub leaves: Option<String>,
+    /// A persistent store (mmr-store) holding the leaves
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<String>,
+}
+
+impl Source {
+    fn open(&self) -> Result<Leaves> {
+        Leaves::from_args(self.store.as_deref(), self.leaves.as_deref())
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    pub source: Source,
+    #[command(flatten)]
+    pub code: AccCodeArgs,
+    #[command(flatten)]
+    pub client: Client,
+}
+
+#[derive(Args, Debug)]
+pub struct GrowArgs {
+    /// The accumulator's type id args
+    #[arg(long, value_name = "ARGS", value_parser = hash32)]
+    pub type_id: [u8; 32],
+    #[command(flatten)]
+    pub source: Source,
+    #[command(flatten)]
+    pub code: AccCodeArgs,
+    #[command(flatten)]
+    pub client: Client,
+}
+
+#[derive(Args, Debug)]
+pub struct HandoverArgs {
+    /// The accumulator's type id args
+    #[arg(long, value_name = "ARGS", value_parser = hash32)]
+    pub type_id: [u8; 32],
+    /// A file with the private key whose lock takes the accumulator over
+    #[arg(long, value_name = "FILE")]
+    pub to_key: String,
+    #[command(flatten)]
+    pub code: AccCodeArgs,
+    #[command(flatten)]
+    pub client: Client,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The accumulator's type id args
+    #[arg(long, value_name = "ARGS", value_parser = hash32)]
+    pub type_id: [u8; 32],
+    #[command(flatten)]
+    pub code: AccCodeArgs,
+    #[command(flatten)]
+    pub read: Reader,
+}
+
+#[derive(Args, Debug)]
+pub struct SyncArgs {
+    /// The accumulator's type id args
+    #[arg(long, value_name = "ARGS", value_parser = hash32)]
+    pub type_id: [u8; 32],
+    /// The store brought up to the chain (created if DIR does not exist)
+    #[arg(long, value_name = "DIR")]
+    pub store: PathBuf,
+    #[command(flatten)]
+    pub code: AccCodeArgs,
+    #[command(flatten)]
+    pub read: Reader,
+}
+
+pub fn run(command: &AccCommand) -> Result<()> {
+    match command {
+        AccCommand::Create(a) => create(a),
+        AccCommand::Append(a) => grow(a, false),
+        AccCommand::Extend(a) => grow(a, true),
+        AccCommand::Sync(a) => sync(a),
+        AccCommand::Show(a) => show(a),
+        AccCommand::Handover(a) => handover(a),
+    }
+}
+
+/// The accumulator's type script code hash: the code cell's data hash when `--code-dep` names
+/// it, else the hash of `--type-script-binary` (default build/release/accumulator-type),
+/// whose bytes also find the key's own deployment.
+pub struct AccCode {
+    code_hash: Option<[u8; 32]>,
+    binary: Option<Vec<u8>>,
+    code_dep: Option<packed::OutPoint>,
+}
+
+impl AccCode {
+    fn from_args(a: &AccCodeArgs) -> Result<AccCode> {
+        AccCode::new(a.type_script_binary.as_deref(), a.code_dep.clone())
+    }
+
+    pub fn new(binary: Option<&str>, code_dep: Option<packed::OutPoint>) -> Result<AccCode> {
+        let binary = match (binary, &code_dep) {
+            (Some(path), _) => Some(deploy::read_binary(path)?),
+            (None, Some(_)) => None,
+            (None, None) => Some(deploy::read_binary(accumulator::DEFAULT_BINARY)?),
+        };
+        Ok(AccCode {
+            code_hash: binary.as_deref().map(ckb_hash::blake2b_256),
+            binary,
+            code_dep,
+        })
+    }
+
+    /// The code hash, reading the `--code-dep` cell when no binary was given.
+    pub fn code_hash(&self, chain: &Chain) -> Result<[u8; 32]> {
+        if let Some(h) = self.code_hash {
+            return Ok(h);
+        }
+        let op = self.code_dep.clone().expect("a code dep when no binary");
+        let (_, data) = chain
+            .rpc
+            .live_cell(&op)?
+            .ok_or_else(|| Error::NotFound(format!("no live cell at {}", out_point_text(&op))))?;
+        Ok(ckb_hash::blake2b_256(&data))
+    }
+
+    fn deployment(
+        &self,
+        wallet: &Wallet,
+        code_hash: [u8; 32],
+        acc: Option<&Accumulator>,
+    ) -> Result<deploy::Deployment> {
+        accumulator::find_code(
+            wallet,
+            code_hash,
+            self.binary.as_deref(),
+            self.code_dep.clone(),
+            acc,
+        )
+    }
+}
+
+/// An accumulator's row and what a command adds to it.
+#[derive(Serialize)]
+struct AccRow<T: Serialize> {
+    #[serde(flatten)]
+    acc: AccumulatorRow,
+    #[serde(flatten)]
+    extra: T,
+}
+
+fn acc_row<T: Serialize>(acc: &Accumulator, extra: T) -> AccRow<T> {
+    AccRow {
+        acc: acc.row(),
+        extra,
+    }
+}
+
+#[derive(Serialize)]
+struct Created {
+    created: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tx_hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tx_bytes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fee_shannons: Option<u64>,
+}
+
+/// Nothing was sent: the chain already held what was asked.
+#[derive(Serialize)]
+struct NotSent {
+    sent: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leaves_added: Option<u64>,
+}
+
+/// The updates one command sent.
+#[derive(Serialize)]
+struct SentRow {
+    sent: bool,
+    tx_hash: String,
+    cycles: u64,
+    tx_bytes: usize,
+    fee_shannons: u64,
+    transactions: usize,
+    tx_hashes: Vec<String>,
+    leaves_added: u64,
+}
+
+fn create(a: &CreateArgs) -> Result<()> {
+    let source = a.source.open()?;
+    let leaves = source.all()?;
+    let most = accumulator::max_leaves_per_tx(0);
+    if leaves.len() as u64 > most {
+        return Err(Error::TooLarge(format!(
+            "a creation carries its leaves in the witness the secp256k1 lock reads (32,768 bytes): \
+             at most {most} leaves; create with the first {most} and acc append the rest (appends \
+             are split into transactions as needed)"
+        )));
+    }
+    let code = AccCode::from_args(&a.code)?;
+    let (chain, key, fee_rate) = a.client.connect()?;
+    let json = a.client.read.json;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let code_hash = code.code_hash(&chain)?;
+    let c = accumulator::commitment(&leaves)?;
+    if let Some(found) = accumulator::find_held(&wallet, code_hash, &c)?
+        .into_iter()
+        .next()
+    {
+        progress("the key already holds an accumulator with this MMR; nothing sent");
+        record_in_store(a.source.store.as_deref(), &found)?;
+        let row = Created {
+            created: false,
+            tx_hash: None,
+            cycles: None,
+            tx_bytes: None,
+            fee_shannons: None,
+        };
+        print(json, &acc_row(&found, row));
+        return Ok(());
+    }
+    let deployment = code.deployment(&wallet, code_hash, None)?;
+    let draft = accumulator::create_draft(&deployment, key.lock(), &leaves)?;
+    let built = accumulator::complete(&wallet, draft)?;
+    let acc = accumulator::after(code_hash, &built)?;
+    if let Leaves::Store(store) = &source {
+        // A store that already belongs to an accumulator is refused before anything is sent.
+        store.expect_accumulator(&acc.type_id)?;
+    }
+    let cycles = chain.rpc.estimate_cycles(&built.tx)?;
+    let hash = accumulator::send(&wallet, &built, "creating the accumulator")?;
+    record_in_store(a.source.store.as_deref(), &acc)?;
+    let row = Created {
+        created: true,
+        tx_hash: Some(format!("{hash:#x}")),
+        cycles: Some(cycles),
+        tx_bytes: Some(built.size()),
+        fee_shannons: Some(built.fee),
+    };
+    print(json, &acc_row(&acc, row));
+    Ok(())
+}
+
+/// Records the accumulator in `--store`'s meta, so the store refuses another one later (41).
+fn record_in_store(store: Option<&str>, acc: &Accumulator) -> Result<()> {
+    if let Some(dir) = store {
+        mmr_store::Store::open(Path::new(dir))?.set_accumulator(acc.type_id)?;
+    }
+    Ok(())
+}
+
+fn show(a: &ShowArgs) -> Result<()> {
+    let code = AccCode::from_args(&a.code)?;
+    let chain = Chain::connect(&a.read.rpc, a.read.allow_mainnet)?;
+    let acc = accumulator::find(&chain, code.code_hash(&chain)?, a.type_id)?;
+    print(a.read.json, &acc.row());
+    Ok(())
+}
+
+/// One update of the accumulator, paid and signed by the key that holds it, sent and
+/// committed.
+struct Sent {
+    after: Accumulator,
+    hash: H256,
+    cycles: u64,
+    tx_bytes: usize,
+    fee: u64,
+}
+
+fn send_update(
+    wallet: &Wallet,
+    code: &AccCode,
+    acc: &Accumulator,
+    update: Update,
+    what: &str,
+) -> Result<Sent> {
+    acc.check_holder(wallet)?;
+    let (new, lock, payload) = update.parts(acc)?;
+    let deployment = code.deployment(wallet, acc.code_hash, Some(acc))?;
+    let draft = accumulator::update_draft(acc, &deployment, &new, lock, &payload);
+    let built = accumulator::complete(wallet, draft)?;
+    let cycles = wallet.chain.rpc.estimate_cycles(&built.tx)?;
+    let hash = accumulator::send(wallet, &built, what)?;
+    Ok(Sent {
+        after: accumulator::after(acc.code_hash, &built)?,
+        hash,
+        cycles,
+        tx_bytes: built.size(),
+        fee: built.fee,
+    })
+}
+
+/// Prints what the last of `sent` left, after the accumulator `before`.
+fn print_sent(json: bool, before: &Accumulator, sent: &[Sent]) {
+    let last = sent.last().expect("at least one update sent");
+    let row = SentRow {
+        sent: true,
+        tx_hash: format!("{:#x}", last.hash),
+        cycles: last.cycles,
+        tx_bytes: last.tx_bytes,
+        fee_shannons: sent.iter().map(|s| s.fee).sum(),
+        transactions: sent.len(),
+        tx_hashes: sent.iter().map(|s| format!("{:#x}", s.hash)).collect(),
+        leaves_added: last.after.leaf_count - before.leaf_count,
+    };
+    print(json, &acc_row(&last.after, row));
+}
+
+fn grow(a: &GrowArgs, extend: bool) -> Result<()> {
+    let source = a.source.open()?;
+    let code = AccCode::from_args(&a.code)?;
+    let (chain, key, fee_rate) = a.client.connect()?;
+    let json = a.client.read.json;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let acc = accumulator::find(&chain, code.code_hash(&chain)?, a.type_id)?;
+    source.check_prefix(&acc)?;
+    if source.leaf_count() == acc.leaf_count {
+        // A rerun after the update was committed: the chain already holds the MMR.
+        progress("the accumulator already holds every leaf of the MMR; nothing sent");
+        let row = NotSent {
+            sent: false,
+            leaves_added: Some(0),
+        };
+        print(json, &acc_row(&acc, row));
+        return Ok(());
+    }
+    acc.check_holder(&wallet)?;
+    // An append's leaves travel in the witness the secp256k1 lock reads, 32 KiB at most: a
+    // longer one goes in several transactions, each a committed state a rerun resumes from.
+    let mut sent: Vec<Sent> = Vec::new();
+    let mut now = acc.clone();
+    while now.leaf_count < source.leaf_count() {
+        let target = if extend {
+            source.leaf_count()
+        } else {
+            source
+                .leaf_count()
+                .min(now.leaf_count + accumulator::max_leaves_per_tx(now.leaf_count))
+        };
+        let (new, payload) = source.growth(&now, extend, target)?;
+        let what = if extend {
+            "extending the accumulator".to_string()
+        } else {
+            format!(
+                "appending leaves {}..{target} to the accumulator",
+                now.leaf_count
+            )
+        };
+        let s = send_update(&wallet, &code, &now, Update::Grow(new, payload), &what)?;
+        now = s.after.clone();
+        sent.push(s);
+    }
+    print_sent(json, &acc, &sent);
+    Ok(())
+}
+
+fn handover(a: &HandoverArgs) -> Result<()> {
+    let to = Key::from_file(&a.to_key)?;
+    let code = AccCode::from_args(&a.code)?;
+    let (chain, key, fee_rate) = a.client.connect()?;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let acc = accumulator::find(&chain, code.code_hash(&chain)?, a.type_id)?;
+    if acc.lock().as_slice() == to.lock().as_slice() {
+        progress("the accumulator is already locked by that key; nothing sent");
+        let row = NotSent {
+            sent: false,
+            leaves_added: None,
+        };
+        print(a.client.read.json, &acc_row(&acc, row));
+        return Ok(());
+    }
+    let s = send_update(
+        &wallet,
+        &code,
+        &acc,
+        Update::Keep(to.lock()),
+        "handing the accumulator over",
+    )?;
+    print_sent(a.client.read.json, &acc, &[s]);
+    Ok(())
+}
+
+fn sync(a: &SyncArgs) -> Result<()> {
+    let dir = a.store.as_path();
+    let code = AccCode::from_args(&a.code)?;
+    let chain = Chain::connect(&a.read.rpc, a.read.allow_mainnet)?;
+    let code_hash = code.code_hash(&chain)?;
+    let created = !dir.exists();
+    let mut store = if created {
+        mmr_store::Store::create(dir, Some(a.type_id))?
+    } else {
+        mmr_store::Store::open(dir)?
+    };
+    let synced = acc_store::sync(&chain, code_hash, a.type_id, &mut store);
+    // A store this call created and left empty is removed again, so a failed first sync (no
+    // such accumulator, a disagreeing chain) leaves nothing behind. Stopping at an import or
+    // extension (19) keeps it: the message says to append the missing leaves to it.
+    if created
+        && store.leaf_count() == 0
+        && matches!(&synced, Err(e) if !matches!(e, Error::NoChainLeaves(_)))
+    {
+        drop(store);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let report = synced?;
+    progress(&format!(
+        "the store holds {} leaves (mmr_size {}), the accumulator's root {}",
+        report.state.leaf_count,
+        report.state.mmr_size,
+        hex(&report.state.root)
+    ));
+    print(a.read.json, &report.row(&a.type_id));
+    Ok(())
+}
