@@ -53,3 +53,55 @@ fn exit_codes_of_the_command() {
     assert_eq!(code, Some(2), "bad usage: {text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Usage errors need no release binary: an unknown option, a missing value and a malformed one
+/// are one line naming the problem and the command, exit 2, nothing printed; `mutants --help`
+/// is the mutation run's help alone.
+#[test]
+fn usage_errors_are_one_line() {
+    for (args, names) in [
+        (
+            &["--frobnicate"][..],
+            &["'--frobnicate'", "(kernel-proof --help)"][..],
+        ),
+        (
+            &["--elf"][..],
+            &["'--elf <FILE.debug>'", "a value is required"][..],
+        ),
+        (
+            &["mutants", "--every", "0"][..],
+            &["'0'", "--every", "(kernel-proof mutants --help)"][..],
+        ),
+        (
+            &["mutants", "--no-source"][..],
+            &["'--no-source'", "(kernel-proof mutants --help)"][..],
+        ),
+        (
+            &["--every", "2"][..],
+            &["'--every'", "(kernel-proof --help)"][..],
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kernel-proof"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        for name in names {
+            assert!(stderr.contains(name), "{args:?}: {name} not in {stderr}");
+        }
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-proof"))
+        .args(["mutants", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Usage: kernel-proof mutants ") && text.contains("--bit-flips"),
+        "{text}"
+    );
+    assert!(!text.contains("--no-source"), "{text}");
+}

@@ -165,17 +165,53 @@ fn codes_in(text: &str) -> std::collections::BTreeSet<u32> {
     codes
 }
 
-/// `ckb-devnet --help` against docs/deploy.md: the exit codes it lists are the table's (0
-/// aside), and every option it names is in the guide. No node needed.
-#[test]
-fn usage_text_matches_the_deploy_guide() {
-    let root = common::root();
+/// `ckb-devnet ARGS --help`'s text.
+fn help(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_ckb-devnet"))
+        .args(args)
         .arg("--help")
         .output()
         .unwrap();
-    assert!(out.status.success());
-    let usage = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The commands a help text lists (its `Commands:` section).
+fn commands_in(help: &str) -> Vec<String> {
+    help.split("Commands:\n")
+        .nth(1)
+        .map(|list| {
+            list.lines()
+                .take_while(|l| !l.trim().is_empty())
+                .filter_map(|l| l.split_whitespace().next())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every command's help, the top level's first: `ckb-devnet --help`, then each command's and
+/// each `acc` command's.
+fn every_help() -> Vec<(String, String)> {
+    let top = help(&[]);
+    let mut helps = vec![(String::new(), top.clone())];
+    for command in commands_in(&top) {
+        let text = help(&[&command]);
+        for sub in commands_in(&text) {
+            helps.push((format!("{command} {sub}"), help(&[&command, &sub])));
+        }
+        helps.push((command, text));
+    }
+    helps
+}
+
+/// `ckb-devnet --help` against docs/deploy.md: the exit codes it lists are the table's (0
+/// aside), and every option of every command's `--help` is in the guide. No node needed.
+#[test]
+fn usage_text_matches_the_deploy_guide() {
+    let root = common::root();
+    let helps = every_help();
+    let usage = &helps[0].1;
     let doc = std::fs::read_to_string(root.join("docs/deploy.md")).unwrap();
     let table = doc
         .split("### Exit codes of ckb-devnet")
@@ -206,20 +242,49 @@ fn usage_text_matches_the_deploy_guide() {
         documented.contains(&130) && documented.contains(&53),
         "{documented:?}"
     );
-    let mut options: Vec<&str> = usage
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-        .filter(|w| w.starts_with("--") && w.len() > 2)
+    // Every command of the guide's session has its help, and the acc commands are listed.
+    let named: Vec<&str> = helps.iter().map(|(c, _)| c.as_str()).collect();
+    for command in [
+        "node",
+        "start",
+        "stop",
+        "scenario",
+        "sync-bench",
+        "deploy",
+        "lock",
+        "spend",
+    ]
+    .into_iter()
+    .chain([
+        "debug",
+        "acc create",
+        "acc append",
+        "acc extend",
+        "acc sync",
+        "acc show",
+    ])
+    .chain(["acc handover"])
+    {
+        assert!(named.contains(&command), "{command}: {named:?}");
+    }
+    let mut options: Vec<(&str, &str)> = helps
+        .iter()
+        .flat_map(|(command, text)| {
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .filter(|w| w.starts_with("--") && w.len() > 2 && *w != "--help")
+                .map(move |w| (w, command.as_str()))
+        })
         .collect();
     options.sort_unstable();
-    options.dedup();
+    options.dedup_by_key(|(o, _)| *o);
     assert!(options.len() > 25, "{options:?}");
-    for option in options {
+    for (option, command) in options {
         let named = doc.match_indices(option).any(|(at, _)| {
             !doc[at + option.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
         });
         assert!(
             named,
-            "{option} (ckb-devnet --help) is not in docs/deploy.md"
+            "{option} (ckb-devnet {command} --help) is not in docs/deploy.md"
         );
     }
 }

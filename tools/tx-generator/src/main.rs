@@ -132,7 +132,7 @@ struct ProveArgs {
     /// With --store: prove in the MMR of mmr_size N [default: the store's current size]
     ///
     /// An earlier size the store passed through.
-    #[arg(long, value_name = "N", requires = "store")]
+    #[arg(long, value_name = "N", conflicts_with = "leaves")]
     size: Option<u64>,
     /// The leaf indexes to prove, e.g. 0,5,7-9
     #[arg(long, value_name = "LIST")]

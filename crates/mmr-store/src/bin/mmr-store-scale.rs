@@ -10,6 +10,7 @@
 
 use clap::Parser;
 use mmr_store::{Hash, Store};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -84,12 +85,17 @@ fn parse_count_arg(s: &str) -> Result<u64, String> {
     parse_count(s).ok_or("not a number".into())
 }
 
-/// One result row; the field names are shared with the TypeScript side.
+/// One result row; the field names are shared with the TypeScript side. A row goes from the
+/// per-count process to the run as one JSON line, rounded as the table shows it.
+#[derive(Serialize, Deserialize, Debug)]
 struct Row {
+    #[serde(rename = "impl")]
+    implementation: String,
     leaves: u64,
     hashers: usize,
     append_leaves_per_s: f64,
     merges_per_s: f64,
+    append_vs_merge: f64,
     proof1_ms: f64,
     proof1_bytes: usize,
     proof100_ms: f64,
@@ -98,45 +104,15 @@ struct Row {
     store_bytes: u64,
 }
 
-impl Row {
-    fn json(&self) -> String {
-        format!(
-            "{{\"impl\":\"rust\",\"leaves\":{},\"hashers\":{},\"append_leaves_per_s\":{:.0},\"merges_per_s\":{:.0},\
-             \"append_vs_merge\":{:.3},\"proof1_ms\":{:.4},\"proof1_bytes\":{},\"proof100_ms\":{:.3},\
-             \"proof100_bytes\":{},\"peak_rss_mb\":{:.1},\"store_bytes\":{}}}",
-            self.leaves,
-            self.hashers,
-            self.append_leaves_per_s,
-            self.merges_per_s,
-            self.append_leaves_per_s / self.merges_per_s,
-            self.proof1_ms,
-            self.proof1_bytes,
-            self.proof100_ms,
-            self.proof100_bytes,
-            self.peak_rss_mb,
-            self.store_bytes
-        )
-    }
+/// `x` to `digits` decimals.
+fn round(x: f64, digits: i32) -> f64 {
+    let scale = 10f64.powi(digits);
+    (x * scale).round() / scale
+}
 
+impl Row {
     fn parse(line: &str) -> Option<Row> {
-        let field = |name: &str| -> Option<f64> {
-            let key = format!("\"{name}\":");
-            let rest = &line[line.find(&key)? + key.len()..];
-            let end = rest.find([',', '}'])?;
-            rest[..end].parse().ok()
-        };
-        Some(Row {
-            leaves: field("leaves")? as u64,
-            hashers: field("hashers")? as usize,
-            append_leaves_per_s: field("append_leaves_per_s")?,
-            merges_per_s: field("merges_per_s")?,
-            proof1_ms: field("proof1_ms")?,
-            proof1_bytes: field("proof1_bytes")? as usize,
-            proof100_ms: field("proof100_ms")?,
-            proof100_bytes: field("proof100_bytes")? as usize,
-            peak_rss_mb: field("peak_rss_mb")?,
-            store_bytes: field("store_bytes")? as u64,
-        })
+        serde_json::from_str(line).ok()
     }
 }
 
@@ -271,23 +247,26 @@ fn one(leaves: u64, hashers: usize, dir: &Path, batch: u64, keep: bool) -> Resul
     time_proofs(&store, 1, 1, &mut rng)?;
     let (proof1_ms, proof1_bytes) = time_proofs(&store, 1, 200, &mut rng)?;
     let (proof100_ms, proof100_bytes) = time_proofs(&store, 100, 20, &mut rng)?;
+    let append_leaves_per_s = leaves as f64 / appending.as_secs_f64();
     let row = Row {
+        implementation: "rust".into(),
         leaves,
         hashers,
-        append_leaves_per_s: leaves as f64 / appending.as_secs_f64(),
-        merges_per_s,
-        proof1_ms,
+        append_leaves_per_s: round(append_leaves_per_s, 0),
+        merges_per_s: round(merges_per_s, 0),
+        append_vs_merge: round(append_leaves_per_s / merges_per_s, 3),
+        proof1_ms: round(proof1_ms, 4),
         proof1_bytes,
-        proof100_ms,
+        proof100_ms: round(proof100_ms, 3),
         proof100_bytes,
-        peak_rss_mb: vm_hwm_mb(),
+        peak_rss_mb: round(vm_hwm_mb(), 1),
         store_bytes: dir_bytes(dir),
     };
     drop(store);
     if !keep {
         let _ = std::fs::remove_dir_all(dir);
     }
-    println!("{}", row.json());
+    println!("{}", serde_json::to_string(&row).expect("a row serializes"));
     Ok(())
 }
 
@@ -367,7 +346,7 @@ fn run(cli: Cli) -> Result<(), String> {
             row.hashers,
             row.append_leaves_per_s,
             row.merges_per_s,
-            row.append_leaves_per_s / row.merges_per_s,
+            row.append_vs_merge,
             row.proof1_ms,
             row.proof1_bytes,
             row.proof100_ms,
@@ -384,8 +363,8 @@ fn run(cli: Cli) -> Result<(), String> {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("creating {}: {e}", parent.display()))?;
     }
-    let body: Vec<String> = rows.iter().map(|r| format!("  {}", r.json())).collect();
-    std::fs::write(&json, format!("[\n{}\n]\n", body.join(",\n")))
+    let text = serde_json::to_string_pretty(&rows).expect("rows serialize");
+    std::fs::write(&json, format!("{text}\n"))
         .map_err(|e| format!("writing {}: {e}", json.display()))?;
     println!("wrote {}", json.display());
     Ok(())

@@ -1,0 +1,332 @@
+//! Usage errors of every command, no node needed: an unknown option, a missing value and a
+//! malformed one each give exit 2 and one line on standard error naming the problem and the
+//! command, print nothing, and write nothing; `ckb-devnet COMMAND --help` is that command's
+//! help alone.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ckb-devnet");
+
+/// A well-formed type id (no such accumulator or deployment exists: nothing gets that far).
+const TYPE_ID: &str = "0x1111111111111111111111111111111111111111111111111111111111111111";
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("runs ckb-devnet")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ckb-devnet-usage-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A usage error: exit 2, nothing on standard output, one line on standard error holding
+/// every one of `names`.
+fn usage_error(args: &[&str], names: &[&str]) {
+    let out = run(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("ckb-devnet: error: "), "{stderr}");
+    for name in names {
+        assert!(stderr.contains(name), "{args:?}: {name} not in {stderr}");
+    }
+}
+
+/// Each command with the options it needs, to which the cases add one bad argument, and an
+/// option of it that takes a value.
+fn commands() -> Vec<(Vec<&'static str>, &'static str)> {
+    let client = ["--rpc", "http://127.0.0.1:1", "--key", "k"];
+    let with =
+        |head: &[&'static str], rest: &[&'static str]| -> Vec<&str> { [head, rest].concat() };
+    vec![
+        (vec!["node"], "--dir"),
+        (vec!["start"], "--dir"),
+        (vec!["stop"], "--dir"),
+        (vec!["scenario"], "--report"),
+        (vec!["sync-bench"], "--json"),
+        (with(&["deploy", "b"], &client), "--upgrade"),
+        (
+            with(&["lock", "--leaves", "l", "--verifier", "v"], &client),
+            "--capacity",
+        ),
+        (
+            with(&["spend", "--leaves", "l", "--index", "0"], &client),
+            "--save-tx",
+        ),
+        (
+            vec!["debug", "--tx", "t", "--rpc", "http://127.0.0.1:1"],
+            "--mock-out",
+        ),
+        (
+            with(&["acc", "create", "--leaves", "l"], &client),
+            "--code-dep",
+        ),
+        (
+            with(
+                &["acc", "append", "--leaves", "l", "--type-id", TYPE_ID],
+                &client,
+            ),
+            "--store",
+        ),
+        (
+            with(
+                &["acc", "extend", "--leaves", "l", "--type-id", TYPE_ID],
+                &client,
+            ),
+            "--store",
+        ),
+        (
+            with(
+                &["acc", "handover", "--to-key", "t", "--type-id", TYPE_ID],
+                &client,
+            ),
+            "--to-key",
+        ),
+        (
+            vec!["acc", "show", "--type-id", TYPE_ID, "--rpc", "u"],
+            "--type-script-binary",
+        ),
+        (
+            vec![
+                "acc",
+                "sync",
+                "--type-id",
+                TYPE_ID,
+                "--store",
+                "s",
+                "--rpc",
+                "u",
+            ],
+            "--rpc",
+        ),
+    ]
+}
+
+#[test]
+fn an_unknown_option_is_one_line_naming_it_and_the_command() {
+    for (args, _) in commands() {
+        let path: Vec<&str> = args
+            .iter()
+            .take_while(|a| !a.starts_with('-'))
+            .copied()
+            .collect();
+        let path = if path.len() > 1 && path[0] != "acc" {
+            &path[..1]
+        } else {
+            &path[..]
+        };
+        let help = format!("(ckb-devnet {} --help)", path.join(" "));
+        usage_error(
+            &[&args[..], &["--frobnicate"]].concat(),
+            &["'--frobnicate'", &help],
+        );
+    }
+}
+
+#[test]
+fn a_missing_value_is_one_line_naming_the_option() {
+    for (args, option) in commands() {
+        // The option last, its value missing.
+        let mut args: Vec<&str> = args;
+        if let Some(at) = args.iter().position(|a| *a == option) {
+            args.drain(at..at + 2);
+        }
+        args.push(option);
+        usage_error(&args, &[&format!("'{option} <"), "a value is required"]);
+    }
+}
+
+#[test]
+fn malformed_and_missing_arguments_are_usage_errors() {
+    let client = ["--rpc", "http://127.0.0.1:1", "--key", "k"];
+    let cases: Vec<(Vec<&str>, &[&str])> = vec![
+        (
+            [&["acc", "show", "--type-id", "0x12"][..], &["--rpc", "u"]].concat(),
+            &["invalid value '0x12'", "--type-id", "32 bytes of hex"],
+        ),
+        (
+            [&["deploy", "b", "--fee-rate", "cheap"][..], &client].concat(),
+            &["invalid value 'cheap'", "--fee-rate"],
+        ),
+        (
+            [
+                &[
+                    "lock",
+                    "--leaves",
+                    "l",
+                    "--verifier",
+                    "v",
+                    "--capacity",
+                    "1.5",
+                ][..],
+                &client,
+            ]
+            .concat(),
+            &["--capacity", "whole CKB"],
+        ),
+        (
+            [
+                &["spend", "--leaves", "l", "--index", "0", "--format", "c"][..],
+                &client,
+            ]
+            .concat(),
+            &["--format", "baseline or compiled"],
+        ),
+        (
+            [
+                &["spend", "--leaves", "l", "--index", "0", "--cell", "0x12:x"][..],
+                &client,
+            ]
+            .concat(),
+            &["--cell", "out point"],
+        ),
+        (
+            vec!["sync-bench", "--leaves", "1"],
+            &["--leaves", "2 to 1e9"],
+        ),
+        (
+            [&["deploy", "b"][..], &["--rpc", "u"]].concat(),
+            &["--key <FILE>"],
+        ),
+        (
+            vec!["spend", "--index", "0", "--rpc", "u", "--key", "k"],
+            &["--leaves"],
+        ),
+        (
+            [
+                &["deploy", "b", "--type-id", "--upgrade", TYPE_ID][..],
+                &client,
+            ]
+            .concat(),
+            &["--type-id", "--upgrade"],
+        ),
+        (vec!["frobnicate"], &["'frobnicate'", "(ckb-devnet --help)"]),
+        (vec!["acc", "grow"], &["'grow'", "(ckb-devnet acc --help)"]),
+    ];
+    for (args, names) in cases {
+        usage_error(&args, names);
+    }
+}
+
+/// A usage error writes nothing: not the report, the JSON, the mock transaction or the saved
+/// transaction the command would write, nor a node's directory.
+#[test]
+fn a_usage_error_writes_nothing() {
+    let dir = scratch("nothing-written");
+    let file = |name: &str| dir.join(name).display().to_string();
+    let (node, report, json, mock, tx) = (
+        file("node"),
+        file("report.json"),
+        file("bench.json"),
+        file("mock.json"),
+        file("tx.json"),
+    );
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["start", "--dir", &node, "--frobnicate"],
+        vec!["scenario", "--dir", &node, "--report", &report, "--release"],
+        vec![
+            "sync-bench",
+            "--dir",
+            &node,
+            "--json",
+            &json,
+            "--leaves",
+            "x",
+        ],
+        vec![
+            "debug",
+            "--tx",
+            "t",
+            "--mock-out",
+            &mock,
+            "--rpc",
+            "u",
+            "--frobnicate",
+        ],
+        vec![
+            "spend",
+            "--leaves",
+            "l",
+            "--index",
+            "0",
+            "--save-tx",
+            &tx,
+            "--rpc",
+            "u",
+            "--key",
+        ],
+    ];
+    for args in cases {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_commands_help_is_its_own() {
+    for (path, own, others) in [
+        (
+            &["spend"][..],
+            "--save-tx",
+            &["--upgrade", "--to-key", "Exit codes:", "sync-bench"][..],
+        ),
+        (
+            &["deploy"][..],
+            "--upgrade",
+            &["--save-tx", "--index", "Exit codes:"][..],
+        ),
+        (
+            &["acc", "sync"][..],
+            "--store",
+            &["--key", "--to-key", "--index", "handover"][..],
+        ),
+        (
+            &["node"][..],
+            "--dir",
+            &["--rpc", "--key", "Exit codes:"][..],
+        ),
+    ] {
+        let out = run(&[path, &["--help"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{path:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains(&format!("Usage: ckb-devnet {} ", path.join(" "))),
+            "{text}"
+        );
+        assert!(text.contains(own), "{path:?}: {text}");
+        for other in others {
+            assert!(!text.contains(other), "{path:?} shows {other}: {text}");
+        }
+    }
+    // The top level lists the commands and the exit codes, not every option.
+    let top = String::from_utf8(run(&["--help"]).stdout).unwrap();
+    assert!(
+        top.contains("Exit codes:") && top.contains("  spend "),
+        "{top}"
+    );
+    assert!(
+        !top.contains("--save-tx") && !top.contains("--to-key"),
+        "{top}"
+    );
+    // No command at all, or acc without its command: the help, as a usage error.
+    for args in [&[][..], &["acc"][..]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: ckb-devnet"));
+    }
+}
