@@ -12,12 +12,13 @@ use std::process::Command;
 
 /// The library crates meant for crates.io, dependencies first (the order `cargo package`
 /// packages them in).
-const PUBLISHABLE: [&str; 7] = [
+const PUBLISHABLE: [&str; 8] = [
     "mmr-blake2b",
     "mmr-lock",
     "compiled-proof",
     "baseline-proof",
     "mmr-accumulator",
+    "cli-usage",
     "mmr-store",
     "ckb-mmr-sdk",
 ];
