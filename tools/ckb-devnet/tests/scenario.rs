@@ -158,8 +158,8 @@ fn check_accumulator(report: &Report) {
     assert_eq!(
         other,
         [
-            ckb_devnet::acc_scenario::LOCKED_BY_REFERENCE,
-            ckb_devnet::acc_scenario::COUNTERFEIT_CELL
+            ckb_devnet::scenario::LOCKED_BY_REFERENCE,
+            ckb_devnet::scenario::COUNTERFEIT_CELL
         ]
     );
     for t in &report.accumulator_other {

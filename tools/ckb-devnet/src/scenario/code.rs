@@ -1,0 +1,125 @@
+//! The code the scenario deploys, by name: the three verifiers, their binaries and the
+//! accumulator's, and what each deployment case left on chain.
+
+use ckb_mmr_sdk::deploy::{self, Deployment};
+use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::Format;
+use std::path::Path;
+
+/// A verifier of the MMR lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verifier {
+    Baseline,
+    C,
+    Compiled,
+}
+
+impl Verifier {
+    /// In the order the scenario deploys them and its tables list them.
+    pub const ALL: [Verifier; 3] = [Verifier::Baseline, Verifier::C, Verifier::Compiled];
+
+    /// The name the report and the docs' tables use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verifier::Baseline => "baseline",
+            Verifier::C => "c",
+            Verifier::Compiled => "compiled",
+        }
+    }
+
+    /// Its binary in the release directory.
+    pub fn file(self) -> &'static str {
+        match self {
+            Verifier::Baseline => "baseline-verifier",
+            Verifier::C => "c-verifier",
+            Verifier::Compiled => "compiled-verifier",
+        }
+    }
+
+    /// The payload format it reads (the C and compiled Rust verifiers share one).
+    pub fn format(self) -> Format {
+        match self {
+            Verifier::Baseline => Format::Baseline,
+            Verifier::C | Verifier::Compiled => Format::Compiled,
+        }
+    }
+}
+
+/// The accumulator's type script in the release directory.
+pub const ACCUMULATOR: &str = "accumulator-type";
+
+/// The release binaries, read before the node starts so that a missing one costs no chain.
+pub struct Binaries {
+    baseline: Vec<u8>,
+    c: Vec<u8>,
+    compiled: Vec<u8>,
+    pub accumulator: Vec<u8>,
+}
+
+impl Binaries {
+    pub fn read(release: &Path) -> Result<Binaries> {
+        let read = |file: &str| deploy::read_binary(&release.join(file).display().to_string());
+        Ok(Binaries {
+            baseline: read(Verifier::Baseline.file())?,
+            c: read(Verifier::C.file())?,
+            compiled: read(Verifier::Compiled.file())?,
+            accumulator: read(ACCUMULATOR)?,
+        })
+    }
+
+    pub fn verifier(&self, v: Verifier) -> &[u8] {
+        match v {
+            Verifier::Baseline => &self.baseline,
+            Verifier::C => &self.c,
+            Verifier::Compiled => &self.compiled,
+        }
+    }
+}
+
+/// What the deployment cases put on chain; a later case asking for one not yet there is a
+/// scenario out of order.
+#[derive(Default)]
+pub struct Deployed {
+    baseline: Option<Deployment>,
+    c: Option<Deployment>,
+    compiled: Option<Deployment>,
+    /// The compiled verifier under a type id.
+    pub type_id: Option<Deployment>,
+    /// The same type id after its upgrade to the C verifier.
+    pub upgraded: Option<Deployment>,
+    /// The accumulator's type script (data2).
+    pub accumulator: Option<Deployment>,
+}
+
+impl Deployed {
+    fn slot(&mut self, v: Verifier) -> &mut Option<Deployment> {
+        match v {
+            Verifier::Baseline => &mut self.baseline,
+            Verifier::C => &mut self.c,
+            Verifier::Compiled => &mut self.compiled,
+        }
+    }
+
+    pub fn set_data2(&mut self, v: Verifier, d: Deployment) {
+        *self.slot(v) = Some(d);
+    }
+
+    /// The verifier's data2 deployment.
+    pub fn data2(&self, v: Verifier) -> Result<&Deployment> {
+        let d = match v {
+            Verifier::Baseline => &self.baseline,
+            Verifier::C => &self.c,
+            Verifier::Compiled => &self.compiled,
+        };
+        needed(d, v.name())
+    }
+}
+
+/// `d`, or the error of a case that ran before the one deploying it.
+pub fn needed<'d>(d: &'d Option<Deployment>, what: &str) -> Result<&'d Deployment> {
+    d.as_ref().ok_or_else(|| {
+        Error::Scenario(format!(
+            "{what} is not deployed yet: the cases run out of order"
+        ))
+    })
+}
