@@ -14,7 +14,7 @@ fn every_command_of_the_deploy_guide_runs() {
     let root = common::root();
     common::release();
     let doc = std::fs::read_to_string(root.join("docs/deploy.md")).unwrap();
-    let block = ckb_devnet::scenario::between(&doc, "devnet-session").expect("session markers");
+    let block = doc_blocks::between(&doc, "devnet-session").expect("session markers");
     let commands: Vec<&str> = block
         .lines()
         .filter(|l| l.starts_with("target/release/ckb-devnet "))
@@ -140,7 +140,7 @@ fn every_command_of_the_deploy_guide_runs() {
     );
     // docs/accumulator.md's sync snippet is this session's sync line.
     let acc_doc = std::fs::read_to_string(root.join("docs/accumulator.md")).unwrap();
-    let snippet = ckb_devnet::scenario::between(&acc_doc, "sync-snippet").expect("sync-snippet");
+    let snippet = doc_blocks::between(&acc_doc, "sync-snippet").expect("sync-snippet");
     for line in snippet.lines().filter(|l| l.starts_with("ckb-devnet ")) {
         assert!(
             block.contains(&format!("target/release/{line}\n")),

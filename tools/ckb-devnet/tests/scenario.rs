@@ -367,13 +367,13 @@ fn scenario_on_a_fresh_dev_chain() {
     );
     // docs/deploy.md shows these measured tables; `./build.sh devnet` rewrites them.
     let doc = std::fs::read_to_string(common::root().join("docs/deploy.md")).unwrap();
-    let shown = scenario::between(&doc, "devnet-table").expect("devnet-table markers");
+    let shown = doc_blocks::between(&doc, "devnet-table").expect("devnet-table markers");
     assert_eq!(
         shown.trim(),
         report.markdown().trim(),
         "docs/deploy.md is stale: run ./build.sh devnet"
     );
-    let shown = scenario::between(&doc, "devnet-accumulator-table")
+    let shown = doc_blocks::between(&doc, "devnet-accumulator-table")
         .expect("devnet-accumulator-table markers");
     assert_eq!(
         shown.trim(),

@@ -144,18 +144,10 @@ pub fn scenario(a: &ScenarioArgs) -> Result<()> {
             path: doc.clone(),
             reason: e.to_string(),
         })?;
-        let text = ckb_devnet::scenario::replace_between(&text, "devnet-table", &report.markdown())
-            .and_then(|t| {
-                ckb_devnet::scenario::replace_between(
-                    &t,
-                    "devnet-accumulator-table",
-                    &report.accumulator_markdown(),
-                )
-            })
-            .ok_or_else(|| Error::File {
-                path: doc.clone(),
-                reason: "no devnet-table or devnet-accumulator-table markers".into(),
-            })?;
+        let text = report.write_tables(&text).map_err(|e| Error::File {
+            path: doc.clone(),
+            reason: e.to_string(),
+        })?;
         write_file(doc, &text)?;
         println!("tables written to {doc}");
     }

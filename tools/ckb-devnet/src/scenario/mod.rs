@@ -114,28 +114,6 @@ pub fn run(dir: &Path, release: &Path) -> Result<Report> {
     Ok(report)
 }
 
-/// `doc` with the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` replaced.
-pub fn replace_between(doc: &str, name: &str, body: &str) -> Option<String> {
-    let (start, end) = (
-        format!("<!-- {name}:start -->"),
-        format!("<!-- {name}:end -->"),
-    );
-    let a = doc.find(&start)? + start.len();
-    let b = doc[a..].find(&end)? + a;
-    Some(format!("{}\n{}{}", &doc[..a], body, &doc[b..]))
-}
-
-/// The text between the markers.
-pub fn between<'a>(doc: &'a str, name: &str) -> Option<&'a str> {
-    let (start, end) = (
-        format!("<!-- {name}:start -->"),
-        format!("<!-- {name}:end -->"),
-    );
-    let a = doc.find(&start)? + start.len();
-    let b = doc[a..].find(&end)? + a;
-    Some(&doc[a..b])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,14 +125,5 @@ mod tests {
         distinct.sort();
         distinct.dedup();
         assert_eq!(distinct.len(), names.len(), "{names:?}");
-    }
-
-    #[test]
-    fn replaces_between_markers() {
-        let doc = "a\n<!-- t:start -->\nold\n<!-- t:end -->\nb\n";
-        let new = replace_between(doc, "t", "new\n").unwrap();
-        assert_eq!(new, "a\n<!-- t:start -->\nnew\n<!-- t:end -->\nb\n");
-        assert_eq!(between(&new, "t"), Some("\nnew\n"));
-        assert_eq!(replace_between(doc, "u", "x"), None);
     }
 }

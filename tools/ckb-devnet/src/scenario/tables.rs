@@ -2,21 +2,20 @@
 //! repeat exactly on every fresh chain) and the terminal table `ckb-devnet scenario` prints.
 
 use crate::scenario::report::{mode_name, Report};
-
-/// 1234567 -> "1,234,567".
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use doc_blocks::{thousands, MissingMarker};
 
 impl Report {
+    /// `doc` with its `devnet-table` and `devnet-accumulator-table` blocks rewritten from
+    /// this report (what `scenario --doc FILE` does to FILE).
+    pub fn write_tables(&self, doc: &str) -> Result<String, MissingMarker> {
+        let doc = doc_blocks::replace_between(doc, "devnet-table", &self.markdown())?;
+        doc_blocks::replace_between(
+            &doc,
+            "devnet-accumulator-table",
+            &self.accumulator_markdown(),
+        )
+    }
+
     /// The accumulator's table docs/deploy.md shows between its `devnet-accumulator-table`
     /// markers.
     pub fn accumulator_markdown(&self) -> String {
@@ -30,13 +29,13 @@ impl Report {
                 r.note,
                 r.verifier.unwrap_or(""),
                 r.mode.map_or("", mode_name),
-                group(r.leaves_appended),
-                group(r.mmr_size_after),
-                group(r.node_cycles),
-                group(r.script_cycles),
-                group(r.tx_bytes as u64),
-                group(r.witness_bytes as u64),
-                group(r.fee_shannons)
+                thousands(r.leaves_appended),
+                thousands(r.mmr_size_after),
+                thousands(r.node_cycles),
+                thousands(r.script_cycles),
+                thousands(r.tx_bytes),
+                thousands(r.witness_bytes),
+                thousands(r.fee_shannons)
             ));
         }
         s
@@ -53,9 +52,9 @@ impl Report {
                 "| {} | {} | {} | {} | {} |\n",
                 d.deployment,
                 d.verifier,
-                group(d.binary_bytes as u64),
-                group(d.capacity_shannons / 100_000_000),
-                group(d.fee_shannons)
+                thousands(d.binary_bytes),
+                thousands(d.capacity_shannons / 100_000_000),
+                thousands(d.fee_shannons)
             ));
         }
         s.push_str(
@@ -72,11 +71,11 @@ impl Report {
                 r.verifier,
                 mode_name(r.mode),
                 deployment,
-                group(r.node_cycles),
-                group(r.mmr_lock_cycles),
-                group(r.tx_bytes as u64),
-                group(r.cycles_weight()),
-                group(r.fee_shannons)
+                thousands(r.node_cycles),
+                thousands(r.mmr_lock_cycles),
+                thousands(r.tx_bytes),
+                thousands(r.cycles_weight()),
+                thousands(r.fee_shannons)
             ));
         }
         s
@@ -187,18 +186,22 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use super::group;
+    use crate::scenario::report::Report;
 
     #[test]
-    fn groups_thousands() {
-        let cases = [
-            (0, "0"),
-            (999, "999"),
-            (1000, "1,000"),
-            (1234567, "1,234,567"),
-        ];
-        for (n, text) in cases {
-            assert_eq!(group(n), text);
-        }
+    fn writes_both_tables_between_their_markers() {
+        let doc = "a\n<!-- devnet-table:start -->\nold\n<!-- devnet-table:end -->\n\
+                   <!-- devnet-accumulator-table:start -->\nold\n<!-- devnet-accumulator-table:end -->\n";
+        let report = Report::new("http://127.0.0.1:8114", 1);
+        let new = report.write_tables(doc).unwrap();
+        let shown = |name| doc_blocks::between(&new, name).unwrap();
+        assert_eq!(shown("devnet-table"), report.markdown());
+        assert_eq!(
+            shown("devnet-accumulator-table"),
+            report.accumulator_markdown()
+        );
+        assert!(new.starts_with("a\n"));
+        let e = report.write_tables("no markers").unwrap_err();
+        assert_eq!(e.to_string(), "no <!-- devnet-table:start --> marker");
     }
 }
