@@ -174,12 +174,12 @@ impl Ctx<'_> {
         note: &'static str,
     ) -> Result<()> {
         let hash = self.chain.send_and_commit(&built.tx)?;
-        let acc = self.current()?.clone();
+        let mmr_size = self.current()?.commitment.mmr_size;
         self.acc_row(
             &hash,
             ("spend", note),
             Some((verifier, mode)),
-            (0, acc.commitment.mmr_size),
+            (0, mmr_size),
         )
     }
 
@@ -215,9 +215,9 @@ impl Ctx<'_> {
                 note,
             } => {
                 if let Some(h) = hash {
-                    let acc = self.current()?.clone();
+                    let mmr_size = self.current()?.commitment.mmr_size;
                     let spend = Some((verifier, mode));
-                    self.acc_row(&h, ("spend", note), spend, (0, acc.commitment.mmr_size))?;
+                    self.acc_row(&h, ("spend", note), spend, (0, mmr_size))?;
                 }
             }
         }

@@ -92,16 +92,13 @@ pub struct Deployed {
 }
 
 impl Deployed {
-    fn slot(&mut self, v: Verifier) -> &mut Option<Deployment> {
-        match v {
+    pub fn set_data2(&mut self, v: Verifier, d: Deployment) {
+        let slot = match v {
             Verifier::Baseline => &mut self.baseline,
             Verifier::C => &mut self.c,
             Verifier::Compiled => &mut self.compiled,
-        }
-    }
-
-    pub fn set_data2(&mut self, v: Verifier, d: Deployment) {
-        *self.slot(v) = Some(d);
+        };
+        *slot = Some(d);
     }
 
     /// The verifier's data2 deployment.
