@@ -300,7 +300,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
         ),
         &behind,
         2,
-        "one of them",
+        "cannot be used with",
     );
     // A creation over the lock's witness limit: refused before anything is built.
     let (big, big_s) = new_store(&dir, "big.store", None, 1100, 0xc0);

@@ -47,7 +47,8 @@ fn sandbox(name: &str) -> (PathBuf, PathBuf) {
     }
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
-    for file in ["build.sh", "rust-toolchain.toml"] {
+    std::fs::create_dir_all(repo.join("tools")).unwrap();
+    for file in ["build.sh", "tools/deps.sh", "rust-toolchain.toml"] {
         std::fs::copy(common::root().join(file), repo.join(file)).unwrap();
     }
     (dir, repo)
