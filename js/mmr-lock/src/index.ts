@@ -86,4 +86,5 @@ export {
   type SpendByReferenceOptions,
   type UpdateOptions,
 } from "./accumulator.js";
-export { MmrStore, createFileStore, fileStorage, memoryStorage, openFileStore, STORE_EXIT_CODES, STORE_FILES, STORE_FORMAT_VERSION, type MemoryBytes, type StoreCheckReport, type StoreCommit, type StoreProof, type StoreStorage } from "./store.js";
+export { MmrStore, STORE_EXIT_CODES, STORE_FORMAT_VERSION, type StoreCheckReport, type StoreCommit, type StoreProof, type StoreStorage } from "./store.js";
+export { createFileStore, fileStorage, memoryStorage, openFileStore, STORE_FILES, type MemoryBytes } from "./storage.js";
