@@ -2,7 +2,7 @@
 //! fsynced, then the commit record appended and fsynced.
 
 use crate::format::encode_record;
-use crate::merge::bag;
+use crate::merge::{bag, hash_leaves};
 use crate::pipeline::{write_pipelined, CHUNK_LEAVES};
 use crate::pos::leaves_of_or_zero;
 use crate::{Commit, Error, Hash, Result, Store, NODE_LEN, RECORD_LEN};
@@ -101,36 +101,4 @@ impl Store {
             root,
         })
     }
-}
-
-/// Appends the nodes of `leaves` to `buf` in position order, updating `peaks`.
-#[inline(never)]
-pub(crate) fn hash_leaves(leaves: &[Hash], peaks: &mut Vec<(u32, Hash)>, buf: &mut Vec<u8>) {
-    for leaf in leaves {
-        buf.extend_from_slice(leaf);
-        carry(peaks, 0, *leaf, buf);
-    }
-}
-
-/// Pushes `node` (a new node of `height`, already in `buf`) onto `peaks`: each carry merges
-/// the peak of equal height on the left with it, and the parent follows its right child in
-/// position order.
-#[inline(always)]
-pub(crate) fn carry(
-    peaks: &mut Vec<(u32, Hash)>,
-    mut height: u32,
-    mut node: Hash,
-    buf: &mut Vec<u8>,
-) {
-    while let Some(&(h, left)) = peaks.last() {
-        if h != height {
-            break;
-        }
-        peaks.pop();
-        let right = node;
-        mmr_blake2b::merge_into(&left, &right, &mut node);
-        buf.extend_from_slice(&node);
-        height += 1;
-    }
-    peaks.push((height, node));
 }

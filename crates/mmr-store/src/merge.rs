@@ -1,4 +1,4 @@
-//! The MMR's merge on the host, and the bagging of peaks with it.
+//! The MMR's merge on the host, the bagging of peaks with it, and leaves hashed into peaks.
 
 use crate::Hash;
 use mmr_accumulator::build;
@@ -26,4 +26,36 @@ impl ckb_merkle_mountain_range::Merge for KernelMerge {
 /// The root of `peaks` (left to right) bagged from the right; `None` for no peaks.
 pub(crate) fn bag(peaks: &[Hash]) -> Option<Hash> {
     build::bag::<KernelMerge>(peaks)
+}
+
+/// Appends the nodes of `leaves` to `buf` in position order, updating `peaks`.
+#[inline(never)]
+pub(crate) fn hash_leaves(leaves: &[Hash], peaks: &mut Vec<(u32, Hash)>, buf: &mut Vec<u8>) {
+    for leaf in leaves {
+        buf.extend_from_slice(leaf);
+        carry(peaks, 0, *leaf, buf);
+    }
+}
+
+/// Pushes `node` (a new node of `height`, already in `buf`) onto `peaks`: each carry merges
+/// the peak of equal height on the left with it, and the parent follows its right child in
+/// position order.
+#[inline(always)]
+pub(crate) fn carry(
+    peaks: &mut Vec<(u32, Hash)>,
+    mut height: u32,
+    mut node: Hash,
+    buf: &mut Vec<u8>,
+) {
+    while let Some(&(h, left)) = peaks.last() {
+        if h != height {
+            break;
+        }
+        peaks.pop();
+        let right = node;
+        mmr_blake2b::merge_into(&left, &right, &mut node);
+        buf.extend_from_slice(&node);
+        height += 1;
+    }
+    peaks.push((height, node));
 }

@@ -1,7 +1,7 @@
 //! Long appends: hashing overlapped with the writes, and aligned blocks hashed on several
 //! threads, with the bytes of the sequential append.
 
-use crate::append::{carry, hash_leaves};
+use crate::merge::{carry, hash_leaves};
 use crate::{Error, Hash, Result};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
