@@ -9,6 +9,9 @@
 use clap::error::ErrorKind;
 use clap::Parser;
 
+#[cfg(feature = "testing")]
+pub mod testing;
+
 /// The exit code of a usage error.
 pub const USAGE_EXIT: i32 = 2;
 

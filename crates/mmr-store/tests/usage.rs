@@ -3,32 +3,25 @@
 //! command, print nothing, and create or change no store; `mmr-store COMMAND --help` is that
 //! command's help alone.
 
+use cli_usage::testing;
 use std::process::{Command, Output};
 
 fn run(bin: &str, args: &[&str]) -> Output {
     Command::new(bin).args(args).output().unwrap()
 }
 
+/// `bin`'s usage error: one line starting with the binary's name (`mmr-store: `).
 fn usage_error(bin: &str, args: &[&str], names: &[&str]) {
-    let out = run(bin, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    for name in names {
-        assert!(stderr.contains(name), "{args:?}: {name} not in {stderr}");
-    }
+    let name = std::path::Path::new(bin)
+        .file_stem()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    testing::assert_usage_error(&run(bin, args), args, &format!("{name}: "), names);
 }
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("mmr-store-usage-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    testing::scratch("mmr-store", name)
 }
 
 #[test]
@@ -127,16 +120,7 @@ fn a_store_commands_help_is_its_own() {
         ("ancestry", "--from", &["--index", "--batch"][..]),
     ] {
         let out = run(bin, &[command, "--help"]);
-        assert_eq!(out.status.code(), Some(0), "{command}");
-        let text = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            text.contains(&format!("Usage: mmr-store {command} ")),
-            "{text}"
-        );
-        assert!(text.contains(own), "{command}: {text}");
-        for other in others {
-            assert!(!text.contains(other), "{command} shows {other}: {text}");
-        }
+        testing::assert_own_help(out, &format!("mmr-store {command}"), own, others);
     }
     let top = String::from_utf8(run(bin, &["--help"]).stdout).unwrap();
     assert!(

@@ -3,6 +3,7 @@
 //! command, print nothing, and write nothing; `ckb-devnet COMMAND --help` is that command's
 //! help alone.
 
+use cli_usage::testing;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -19,28 +20,13 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ckb-devnet-usage-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    testing::scratch("ckb-devnet", name)
 }
 
 /// A usage error: exit 2, nothing on standard output, one line on standard error holding
 /// every one of `names`.
 fn usage_error(args: &[&str], names: &[&str]) {
-    let out = run(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("ckb-devnet: error: "), "{stderr}");
-    for name in names {
-        assert!(stderr.contains(name), "{args:?}: {name} not in {stderr}");
-    }
+    testing::assert_usage_error(&run(args), args, "ckb-devnet: error: ", names);
 }
 
 /// Each command with the options it needs, to which the cases add one bad argument, and an
@@ -302,16 +288,7 @@ fn a_commands_help_is_its_own() {
         ),
     ] {
         let out = run(&[path, &["--help"]].concat());
-        assert_eq!(out.status.code(), Some(0), "{path:?}");
-        let text = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            text.contains(&format!("Usage: ckb-devnet {} ", path.join(" "))),
-            "{text}"
-        );
-        assert!(text.contains(own), "{path:?}: {text}");
-        for other in others {
-            assert!(!text.contains(other), "{path:?} shows {other}: {text}");
-        }
+        testing::assert_own_help(out, &format!("ckb-devnet {}", path.join(" ")), own, others);
     }
     // The top level lists the commands and the exit codes, not every option.
     let top = String::from_utf8(run(&["--help"]).stdout).unwrap();

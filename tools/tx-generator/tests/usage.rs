@@ -2,6 +2,7 @@
 //! one line on standard error naming the problem and the command, print nothing and write no
 //! file; `tx-generator COMMAND --help` is that command's help alone.
 
+use cli_usage::testing;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
@@ -13,26 +14,12 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn usage_error(args: &[&str], names: &[&str]) {
-    let out = run(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("tx-generator: "), "{stderr}");
-    for name in names {
-        assert!(stderr.contains(name), "{args:?}: {name} not in {stderr}");
-    }
+    testing::assert_usage_error(&run(args), args, "tx-generator: ", names);
 }
 
 #[test]
 fn usage_errors_are_one_line_and_write_nothing() {
-    let dir = std::env::temp_dir().join(format!("tx-generator-usage-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = testing::scratch("tx-generator", "write-nothing");
     let leaves = dir.join("leaves.txt");
     std::fs::write(&leaves, format!("{}\n", "11".repeat(32))).unwrap();
     let leaves = leaves.display().to_string();
@@ -140,16 +127,7 @@ fn a_commands_help_is_its_own() {
         ),
     ] {
         let out = run(&[command, "--help"]);
-        assert_eq!(out.status.code(), Some(0), "{command}");
-        let text = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            text.contains(&format!("Usage: tx-generator {command} ")),
-            "{text}"
-        );
-        assert!(text.contains(own), "{command}: {text}");
-        for other in others {
-            assert!(!text.contains(other), "{command} shows {other}: {text}");
-        }
+        testing::assert_own_help(out, &format!("tx-generator {command}"), own, others);
     }
     let top = String::from_utf8(run(&["--help"]).stdout).unwrap();
     assert!(
