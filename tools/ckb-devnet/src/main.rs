@@ -4,7 +4,7 @@
 mod cmd;
 
 use ckb_mmr_sdk::node::{self, Tie};
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use cmd::{acc, client, debug, local};
 
 const EXIT_CODES: &str = "\
@@ -18,20 +18,11 @@ Exit codes: docs/deploy.md (2 usage, 3 unreachable, 4 RPC, 5 file, 6 key, 7 capa
 19 no leaves on chain for a step, 20 the store disagrees with the chain, 21 a creation too
 large for one transaction, 40-53 the store's, 130 interrupted).";
 
+// Parser on the enum itself: clap requires a command and, given none, prints the help and
+// exits 2 (arg_required_else_help) as it would for a struct wrapping it.
 /// The MMR lock on a real CKB node: a local dev chain, and a client for it or any other node
 #[derive(Parser, Debug)]
-#[command(
-    name = "ckb-devnet",
-    after_help = EXIT_CODES,
-    arg_required_else_help = true,
-    disable_help_subcommand = true
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand, Debug)]
+#[command(name = "ckb-devnet", after_help = EXIT_CODES, disable_help_subcommand = true)]
 enum Command {
     /// Init a fresh dev chain in DIR and run its node in the foreground
     ///
@@ -79,8 +70,8 @@ enum Command {
 
 fn main() {
     node::install_signal_handler();
-    let cli: Cli = cli_usage::parse("ckb-devnet: error");
-    let result = match &cli.command {
+    let command: Command = cli_usage::parse("ckb-devnet: error");
+    let result = match &command {
         Command::Node(a) => local::node(a, Tie::Owner),
         Command::Start(a) => local::node(a, Tie::Detached),
         Command::Stop(a) => local::stop(a),

@@ -2,7 +2,7 @@
 //! side: the store"). Every error is one line on stderr and the exit code of its kind
 //! (docs/error-codes.md, "The store"); 2 is a usage error.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser};
 use mmr_store::{hex, Error, Hash, LeafReader, Store};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -10,20 +10,11 @@ use std::process::ExitCode;
 
 const AFTER_HELP: &str = "Exit codes: 0 ok, 2 usage, 40-53 the store's (docs/error-codes.md).";
 
+// Parser on the enum itself: clap requires a command and, given none, prints the help and
+// exits 2 (arg_required_else_help) as it would for a struct wrapping it.
 /// Drive a persistent, crash-safe MMR store from a shell
 #[derive(Parser, Debug)]
-#[command(
-    name = "mmr-store",
-    after_help = AFTER_HELP,
-    arg_required_else_help = true,
-    disable_help_subcommand = true
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand, Debug)]
+#[command(name = "mmr-store", after_help = AFTER_HELP, disable_help_subcommand = true)]
 enum Command {
     /// Creates an empty store in DIR (created if missing)
     Init {
@@ -268,8 +259,8 @@ fn payload(span: Span, ancestry: bool) -> Res<()> {
 }
 
 fn main() -> ExitCode {
-    let cli: Cli = cli_usage::parse("mmr-store");
-    match run(cli.command) {
+    let command: Command = cli_usage::parse("mmr-store");
+    match run(command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mmr-store: {e}");
