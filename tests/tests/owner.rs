@@ -86,6 +86,17 @@ impl Spend {
             .witness(self.witness.pack());
         self.chain.complete(tx)
     }
+
+    /// The spend, back to the owner, signed by the owner (its cell is input 1).
+    fn signed(&mut self, owner: &Owner) -> TransactionView {
+        owner.sign(self.tx(owner.lock()), &[1])
+    }
+
+    /// The signed spend is rejected at the MMR cell's lock with `code`.
+    fn assert_rejected(&mut self, owner: &Owner, code: i8, what: &str) {
+        let tx = self.signed(owner);
+        assert_rejected(&self.chain, &tx, "Inputs[0].Lock", code, what);
+    }
 }
 
 #[test]
@@ -94,7 +105,7 @@ fn owner_present_accepted() {
     let w = workload(owner.lock_hash());
     for v in available_verifiers() {
         let mut s = Spend::new(v, &owner, &w);
-        let tx = owner.sign(s.tx(owner.lock()), &[1]);
+        let tx = s.signed(&owner);
         let cycles = s
             .chain
             .verify(&tx)
@@ -187,14 +198,7 @@ fn owner_in_mmr_but_not_proved_rejected() {
     let w = Workload::from_leaves(&leaves, &[1, 9]).unwrap();
     for v in available_verifiers() {
         let mut s = Spend::new(v, &owner, &w);
-        let tx = owner.sign(s.tx(owner.lock()), &[1]);
-        assert_rejected(
-            &s.chain,
-            &tx,
-            "Inputs[0].Lock",
-            OWNER_NOT_FOUND,
-            "not proved",
-        );
+        s.assert_rejected(&owner, OWNER_NOT_FOUND, "not proved");
     }
 }
 
@@ -240,7 +244,7 @@ fn replayed_proof_fails_at_the_owners_lock() {
     let w = workload(owner.lock_hash());
     for v in available_verifiers() {
         let mut s = Spend::new(v, &owner, &w);
-        let honest = owner.sign(s.tx(owner.lock()), &[1]);
+        let honest = s.signed(&owner);
         s.chain.verify(&honest).expect("the honest spend");
         // Everything the mempool saw, outputs redirected to the thief.
         let replay = honest
@@ -285,11 +289,8 @@ fn proof_checked_before_owner() {
         // With the owner present, the proof still decides first.
         let mut s = Spend::new(v, &owner, &bad);
         s.witness = mmr_witness(v, &w);
-        let tx = owner.sign(s.tx(owner.lock()), &[1]);
-        assert_rejected(
-            &s.chain,
-            &tx,
-            "Inputs[0].Lock",
+        s.assert_rejected(
+            &owner,
             LockError::RootMismatch.code(),
             "root mismatch, owner present",
         );
@@ -345,7 +346,7 @@ fn sdk_owner_lock_hash_is_what_the_lock_sees() {
     let w = workload(named);
     for v in available_verifiers() {
         let mut s = Spend::new(v, &owner, &w);
-        let tx = owner.sign(s.tx(owner.lock()), &[1]);
+        let tx = s.signed(&owner);
         s.chain
             .verify(&tx)
             .unwrap_or_else(|e| panic!("{v:?}: the owner the SDK named was not found: {e}"));
@@ -359,14 +360,7 @@ fn sdk_owner_lock_hash_is_what_the_lock_sees() {
     let w = workload(ckb_mmr_sdk::script::hash(&other));
     for v in available_verifiers() {
         let mut s = Spend::new(v, &owner, &w);
-        let tx = owner.sign(s.tx(owner.lock()), &[1]);
-        assert_rejected(
-            &s.chain,
-            &tx,
-            "Inputs[0].Lock",
-            OWNER_NOT_FOUND,
-            "other lock",
-        );
+        s.assert_rejected(&owner, OWNER_NOT_FOUND, "other lock");
     }
 }
 
