@@ -87,12 +87,9 @@ pub struct GrowArgs {
     /// The accumulator's type id args
     #[arg(long, value_name = "ARGS", value_parser = hash32)]
     pub type_id: [u8; 32],
+    // The leaves, the code and the node, as create takes them (and in the same order).
     #[command(flatten)]
-    pub source: Source,
-    #[command(flatten)]
-    pub code: AccCodeArgs,
-    #[command(flatten)]
-    pub client: Client,
+    pub with: CreateArgs,
 }
 
 #[derive(Args, Debug)]
@@ -372,10 +369,10 @@ fn print_sent(json: bool, before: &Accumulator, sent: &[Sent]) {
 }
 
 fn grow(a: &GrowArgs, extend: bool) -> Result<()> {
-    let source = a.source.open()?;
-    let code = AccCode::from_args(&a.code)?;
-    let (chain, key, fee_rate) = a.client.connect()?;
-    let json = a.client.read.json;
+    let source = a.with.source.open()?;
+    let code = AccCode::from_args(&a.with.code)?;
+    let (chain, key, fee_rate) = a.with.client.connect()?;
+    let json = a.with.client.read.json;
     let wallet = Wallet::new(&chain, &key, fee_rate);
     let acc = accumulator::find(&chain, code.code_hash(&chain)?, a.type_id)?;
     source.check_prefix(&acc)?;

@@ -12,7 +12,7 @@ use ckb_mmr_sdk::accumulator::{self, Update};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::mmr_cell::{self, Spend};
 use ckb_mmr_sdk::rpc::IndexedCell;
-use ckb_mmr_sdk::wallet::{exact_output, Draft, Pay, Wallet};
+use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, Wallet};
 use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
 use ckb_types::{bytes::Bytes, packed, prelude::*};
 
@@ -88,23 +88,15 @@ impl Case for StaleProofAfterAppend {
         let tx = ctx.acc_spend(&cell, v, mode, &stale)?;
         let fresh = ctx.acc()?.workload(AFTER_FIRST_APPEND, &[0, 3])?;
         let then = ctx.acc_spend(&cell, v, mode, &fresh)?;
-        let refusal = Refusal {
-            case: "acc_stale_proof_after_append",
-            verifier: v.name(),
-            tx: &tx.tx,
-            cell: &cell,
-            expected_code: Some(9),
-            expected_message: None,
-            then: Ok(then),
-        };
-        let note = "proof rebuilt against the new root";
-        ctx.acc_refuse_then(
-            refusal,
-            Then::Spend {
-                verifier: v,
-                mode,
-                note,
-            },
+        let refused = (&tx.tx, Some(9), None);
+        refuse_then_spend(
+            ctx,
+            "acc_stale_proof_after_append",
+            (v, mode),
+            &cell,
+            refused,
+            then,
+            "proof rebuilt against the new root",
         )
     }
 }
@@ -130,23 +122,15 @@ impl Case for SpendRacingAppend {
         ctx.acc_commit_update(&payer, &append10, ("append", "APPEND 10 leaves"))?;
         let rebuilt_w = ctx.acc()?.workload(AFTER_SECOND_APPEND, &[1, 4])?;
         let rebuilt = ctx.acc_spend(&cell, v, mode, &rebuilt_w)?;
-        let refusal = Refusal {
-            case: "acc_spend_racing_append",
-            verifier: v.name(),
-            tx: &racing.tx,
-            cell: &cell,
-            expected_code: None,
-            expected_message: Some("Resolve failed"),
-            then: Ok(rebuilt),
-        };
-        let note = "rebuilt after racing an append";
-        ctx.acc_refuse_then(
-            refusal,
-            Then::Spend {
-                verifier: v,
-                mode,
-                note,
-            },
+        let refused = (&racing.tx, None, Some("Resolve failed"));
+        refuse_then_spend(
+            ctx,
+            "acc_spend_racing_append",
+            (v, mode),
+            &cell,
+            refused,
+            rebuilt,
+            "rebuilt after racing an append",
         )
     }
 }
@@ -173,6 +157,35 @@ impl Case for ReferenceProofByReference {
         let built = ctx.acc_spend(&cell, spend.0, spend.1, &ctx.owned)?;
         ctx.acc_commit_spend(&built, spend, "reference proof")
     }
+}
+
+/// `refused` (a spend of `cell` with its expected exit code or words of the node's message) is
+/// refused as `case`, then the honest `then` spends the cell (with `spend`), noted `note`.
+fn refuse_then_spend(
+    ctx: &mut Ctx,
+    case: &'static str,
+    spend: (Verifier, Mode),
+    cell: &IndexedCell,
+    refused: (&packed::Transaction, Option<i8>, Option<&'static str>),
+    then: Built,
+    note: &'static str,
+) -> Result<()> {
+    let (verifier, mode) = spend;
+    let refusal = Refusal {
+        case,
+        verifier: verifier.name(),
+        tx: refused.0,
+        cell,
+        expected_code: refused.1,
+        expected_message: refused.2,
+        then: Ok(then),
+    };
+    let then = Then::Spend {
+        verifier,
+        mode,
+        note,
+    };
+    ctx.acc_refuse_then(refusal, then)
 }
 
 /// A plain cell holding `data`, locked by the wallet's key.
@@ -216,23 +229,19 @@ impl Case for CounterfeitDep {
             .with_dep(fake_dep)
             .build(&payer)?;
         let then = ctx.acc_spend(&cell, v, mode, &ctx.owned)?;
-        let refusal = Refusal {
-            case: "acc_counterfeit_dep",
-            verifier: v.name(),
-            tx: &counterfeit.tx,
-            cell: &cell,
-            expected_code: Some(mmr_lock::LockError::AccumulatorNotFound.code()),
-            expected_message: None,
-            then: Ok(then),
-        };
-        let note = "after a counterfeit dep was refused";
-        ctx.acc_refuse_then(
-            refusal,
-            Then::Spend {
-                verifier: v,
-                mode,
-                note,
-            },
+        let refused = (
+            &counterfeit.tx,
+            Some(mmr_lock::LockError::AccumulatorNotFound.code()),
+            None,
+        );
+        refuse_then_spend(
+            ctx,
+            "acc_counterfeit_dep",
+            (v, mode),
+            &cell,
+            refused,
+            then,
+            "after a counterfeit dep was refused",
         )
     }
 }
