@@ -27,41 +27,19 @@ use ckb_mmr_sdk::Workload;
 /// The cycle limit of one run: far above any honest proof, as in the tests.
 pub const MAX_CYCLES: u64 = 70_000_000;
 
-/// The payload format a verifier reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// docs/baseline-format.md (the baseline verifier).
-    Baseline,
-    /// docs/compiled-format.md (the compiled Rust verifier and the C verifier).
-    Compiled,
-}
+/// The payload format a verifier reads: the SDK's (docs/baseline-format.md,
+/// docs/compiled-format.md).
+pub use ckb_mmr_sdk::Format;
 
-impl Format {
-    pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "baseline" => Some(Format::Baseline),
-            "compiled" => Some(Format::Compiled),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Baseline => "baseline",
-            Format::Compiled => "compiled",
-        }
-    }
-
-    /// The `WitnessArgs` (lock field = this format's payload) for the honest proof of `w`.
-    pub fn witness(self, w: &Workload) -> Result<Vec<u8>, String> {
-        let payload = match self {
-            Format::Baseline => w.baseline_payload(),
-            Format::Compiled => w
-                .compiled_payload()
-                .map_err(|e| format!("compiling the proof: {e:?}"))?,
-        };
-        Ok(ckb_mmr_sdk::witness_args_with_lock(&payload))
-    }
+/// The `WitnessArgs` (lock field = `format`'s payload) for the honest proof of `w`.
+pub fn witness(format: Format, w: &Workload) -> Result<Vec<u8>, String> {
+    let payload = match format {
+        Format::Baseline => w.baseline_payload(),
+        Format::Compiled => w
+            .compiled_payload()
+            .map_err(|e| format!("compiling the proof: {e:?}"))?,
+    };
+    Ok(ckb_mmr_sdk::witness_args_with_lock(&payload))
 }
 
 /// The release verifiers, in tx.json input order (0 baseline, 1 C, 2 compiled), with the
@@ -335,7 +313,7 @@ impl Engine {
 
     /// Runs `program` on the honest proof of `w`.
     pub fn run_honest(&self, program: usize, w: &Workload) -> Outcome {
-        match self.format(program).witness(w) {
+        match witness(self.format(program), w) {
             Ok(witness) => self.run(program, &w.lock_args(), &witness),
             Err(e) => Outcome::Failed(e),
         }

@@ -56,7 +56,7 @@ pub fn read_manifest(path: &Path) -> Result<Vec<Variant>, String> {
                 tag: f[0].to_string(),
                 label: f[1].to_string(),
                 group: f[2].to_string(),
-                format: Format::parse(f[3]).ok_or_else(bad)?,
+                format: Format::from_name(f[3]).ok_or_else(bad)?,
                 binary: base.join(f[4]),
                 debugger_cycles: f[5].parse().map_err(|_| bad())?,
             })

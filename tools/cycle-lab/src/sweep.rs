@@ -188,7 +188,7 @@ fn worker(
             let witness = match witnesses.iter().find(|(f, _)| *f == spec.format) {
                 Some((_, wt)) => wt,
                 None => {
-                    let wt = spec.format.witness(&w)?;
+                    let wt = crate::engine::witness(spec.format, &w)?;
                     witnesses.push((spec.format, wt));
                     &witnesses.last().expect("just pushed").1
                 }
