@@ -9,7 +9,7 @@ mod common;
 use ckb_mmr_sdk::accumulator;
 use ckb_mmr_sdk::hex;
 use ckb_types::{bytes::Bytes, packed, prelude::*};
-use common::{json_of, run, signal};
+use common::{acc_spend, json_of, run, signal};
 use mmr_store::Store;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -103,6 +103,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
         key,
         files: dir,
         verifier,
+        ..
     } = common::client("acc-store");
     let type_script = common::accumulator_type();
     let chain = common::ready_chain(&rpc);
@@ -162,17 +163,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     let again = client(&["acc", "append", "--type-id", &tid, "--store", &app_s]);
     assert_eq!(again["sent"], false, "a rerun sends nothing: {again}");
     // Spent by leaf 6, appended after the cell was locked, proved from the store.
-    let spent = client(&[
-        "spend",
-        "--acc",
-        &tid,
-        "--store",
-        &app_s,
-        "--index",
-        "6",
-        "--verifier",
-        &verifier,
-    ]);
+    let spent = client(&acc_spend(&tid, ["--store", &app_s], "6", &verifier));
     assert_eq!(spent["status"], "committed", "{spent}");
     assert_eq!(spent["mmr_size"], 15);
 
@@ -318,20 +309,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     let lines: Vec<String> = leaves(0, 14, 0xa0).iter().map(|l| hex(l)).collect();
     std::fs::write(&ahead_file, lines.join("\n")).unwrap();
     let spend_of = |source: &str, from: &str, index: &str| {
-        args(
-            &[
-                "spend",
-                "--acc",
-                &tid,
-                source,
-                from,
-                "--index",
-                index,
-                "--verifier",
-                &verifier,
-            ],
-            true,
-        )
+        args(&acc_spend(&tid, [source, from], index, &verifier), true)
     };
     for (store, store_s, index) in [
         (&app, &app_s, "12"),
@@ -356,17 +334,7 @@ fn the_store_commands_and_sync_on_a_fresh_chain() {
     std::fs::write(&nodes, bytes).unwrap();
     refused_unchanged(
         &args(
-            &[
-                "spend",
-                "--acc",
-                &tid,
-                "--store",
-                &damaged_s,
-                "--index",
-                "6",
-                "--verifier",
-                &verifier,
-            ],
+            &acc_spend(&tid, ["--store", &damaged_s], "6", &verifier),
             true,
         ),
         &damaged,

@@ -6,7 +6,7 @@ mod common;
 
 use ckb_mmr_sdk::key::{Key, DEV_KEY, DEV_KEY_2};
 use ckb_mmr_sdk::wallet::{Wallet, DEFAULT_FEE_RATE};
-use common::{json_of, kill_after_send, run};
+use common::{acc_spend, json_of, kill_after_send, run};
 use serde_json::Value;
 use std::path::Path;
 
@@ -44,13 +44,13 @@ fn refused(args: &[&str], code: i32, text: &str) {
 #[test]
 fn the_accumulator_commands_on_a_fresh_chain() {
     let common::Client {
-        node,
+        node: _node,
         rpc,
         key,
+        owner_key,
         files: dir,
         verifier,
     } = common::client("acc-cli");
-    let owner_key = node.dir.join("owner.key").display().to_string();
     let type_script = common::accumulator_type();
     let chain = common::ready_chain(&rpc);
     let dev = Key::from_hex(DEV_KEY).unwrap();
@@ -194,17 +194,7 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     );
     refused(
         &as_refs(&with(
-            &[
-                "spend",
-                "--acc",
-                &tid,
-                "--leaves",
-                &forged,
-                "--index",
-                "0",
-                "--verifier",
-                &verifier,
-            ],
+            &acc_spend(&tid, ["--leaves", &forged], "0", &verifier),
             &key,
         )),
         17,
@@ -237,17 +227,7 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     assert_eq!(nothing["sent"], false);
 
     // The cell locked at 7 leaves, spent by leaf 12 (appended after it) against 18 leaves.
-    let spent = client(&[
-        "spend",
-        "--acc",
-        &tid,
-        "--leaves",
-        &l30,
-        "--index",
-        "12",
-        "--verifier",
-        &verifier,
-    ]);
+    let spent = client(&acc_spend(&tid, ["--leaves", &l30], "12", &verifier));
     assert_eq!(spent["status"], "committed", "{spent}");
     assert_eq!(spent["mmr_size"], 34);
     assert_eq!(spent["spent"], plain["out_point"]);
@@ -274,20 +254,10 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     // the verifier's code cell is the dev key's, so it is named.
     let spent = json_of(&run(&as_refs(&with(
         &[
-            "spend",
-            "--acc",
-            &tid,
-            "--leaves",
-            &l30,
-            "--index",
-            "2",
-            "--verifier",
-            &verifier,
-            "--code-dep",
-            &code,
-            "--owner",
-            "--json",
-        ],
+            acc_spend(&tid, ["--leaves", &l30], "2", &verifier),
+            vec!["--code-dep", &code, "--owner", "--json"],
+        ]
+        .concat(),
         &owner_key,
     ))));
     assert_eq!(spent["spent"], owned["out_point"], "{spent}");

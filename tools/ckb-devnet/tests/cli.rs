@@ -7,7 +7,7 @@ use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::key::{Key, DEV_KEY, DEV_KEY_2};
 use ckb_mmr_sdk::wallet::{Wallet, DEFAULT_FEE_RATE};
 use ckb_types::prelude::*;
-use common::{json_of, kill_after_send, run, signal, BIN};
+use common::{against, deploy, json_of, kill_after_send, run, signal, write_file, BIN};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -122,23 +122,14 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
         key,
         files: dir,
         verifier,
+        ..
     } = common::client("bad-input");
-    let leaves = dir.join("leaves.txt");
-    std::fs::write(
-        &leaves,
-        format!("{}\n{}\n", "11".repeat(32), "22".repeat(32)),
-    )
-    .unwrap();
-    let leaves = leaves.display().to_string();
-    let bad_leaves = dir.join("bad-leaves.txt");
-    std::fs::write(&bad_leaves, format!("{}\n0x1234\n", "11".repeat(32))).unwrap();
-    let bad_leaves = bad_leaves.display().to_string();
-    let not_a_key = dir.join("not-a-key");
-    std::fs::write(&not_a_key, "correct horse battery staple\n").unwrap();
-    let not_a_key = not_a_key.display().to_string();
-    let empty_key = dir.join("empty.key");
-    std::fs::write(&empty_key, format!("0x{}\n", "07".repeat(32))).unwrap();
-    let empty_key = empty_key.display().to_string();
+    let two_leaves = format!("{}\n{}\n", "11".repeat(32), "22".repeat(32));
+    let leaves = write_file(&dir, "leaves.txt", two_leaves);
+    let bad_leaves = format!("{}\n0x1234\n", "11".repeat(32));
+    let bad_leaves = write_file(&dir, "bad-leaves.txt", bad_leaves);
+    let not_a_key = write_file(&dir, "not-a-key", "correct horse battery staple\n");
+    let empty_key = write_file(&dir, "empty.key", format!("0x{}\n", "07".repeat(32)));
     let closed = common::closed_rpc();
     let (mainnet, server) = fake_rpc(serde_json::json!({ "chain": "ckb" }), 1);
 
@@ -151,84 +142,44 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
         .unwrap();
     let tip = chain.rpc.tip_block_number().unwrap();
 
+    let against = against(&verifier, &rpc, &key);
     let cases: Vec<(Vec<&str>, u8, &str)> = vec![
         (
-            vec![
-                "deploy",
-                &verifier,
-                "--rpc",
-                &rpc,
-                "--key",
-                &key,
-                "--frobnicate",
-            ],
+            [deploy(&verifier, &rpc, &key), vec!["--frobnicate"]].concat(),
             2,
             "unexpected argument '--frobnicate'",
         ),
+        (deploy(&verifier, &closed, &key), 3, "cannot reach the node"),
         (
-            vec!["deploy", &verifier, "--rpc", &closed, "--key", &key],
-            3,
-            "cannot reach the node",
-        ),
-        (
-            vec![
-                "deploy",
-                "/nonexistent/verifier",
-                "--rpc",
-                &rpc,
-                "--key",
-                &key,
-            ],
+            deploy("/nonexistent/verifier", &rpc, &key),
             5,
             "/nonexistent/verifier",
         ),
         (
-            vec!["deploy", &verifier, "--rpc", &rpc, "--key", &not_a_key],
+            deploy(&verifier, &rpc, &not_a_key),
             6,
             "is not a private key file",
         ),
         (
-            vec!["deploy", &verifier, "--rpc", &rpc, "--key", &empty_key],
+            deploy(&verifier, &rpc, &empty_key),
             7,
             "not enough capacity",
         ),
         (
-            vec![
-                "lock",
-                "--leaves",
-                &bad_leaves,
-                "--verifier",
-                &verifier,
-                "--rpc",
-                &rpc,
-                "--key",
-                &key,
-            ],
+            [&["lock", "--leaves", &bad_leaves][..], &against].concat(),
             8,
             "line 2",
         ),
         (
-            vec![
-                "spend",
-                "--leaves",
-                &leaves,
-                "--index",
-                "0,2",
-                "--verifier",
-                &verifier,
-                "--rpc",
-                &rpc,
-                "--key",
-                &key,
-            ],
+            [
+                &["spend", "--leaves", &leaves, "--index", "0,2"][..],
+                &against,
+            ]
+            .concat(),
             9,
             "leaf index 2 is not in the MMR",
         ),
-        (
-            vec!["deploy", &verifier, "--rpc", &mainnet, "--key", &key],
-            10,
-            "mainnet",
-        ),
+        (deploy(&verifier, &mainnet, &key), 10, "mainnet"),
     ];
     for (args, code, text) in cases {
         let out = run(&args);
@@ -265,16 +216,12 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
         key: key_path,
         files: dir,
         verifier,
+        ..
     } = common::client("killed-client");
-    let leaves = dir.join("leaves.txt");
-    std::fs::write(
-        &leaves,
-        (1..=9u8)
-            .map(|b| format!("{}\n", format!("{b:02x}").repeat(32)))
-            .collect::<String>(),
-    )
-    .unwrap();
-    let leaves = leaves.display().to_string();
+    let nine: String = (1..=9u8)
+        .map(|b| format!("{}\n", format!("{b:02x}").repeat(32)))
+        .collect();
+    let leaves = write_file(&dir, "leaves.txt", nine);
     let chain = Chain::connect(&rpc, false).unwrap();
     chain.next_block().unwrap();
     chain.wait_indexer().unwrap();
@@ -284,19 +231,16 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
 
     // Killed after sending the deployment, before it was committed; the rerun rebuilds the
     // same transaction, finds it already pooled and waits for it.
-    let sent = kill_after_send(&["deploy", &verifier, "--rpc", &rpc, "--key", &key_path]);
-    let deployed = json_of(&run(&[
-        "deploy", &verifier, "--rpc", &rpc, "--key", &key_path, "--json",
-    ]));
+    let sent = kill_after_send(&deploy(&verifier, &rpc, &key_path));
+    let deploy_json = [deploy(&verifier, &rpc, &key_path), vec!["--json"]].concat();
+    let deployed = json_of(&run(&deploy_json));
     assert_eq!(
         deployed["tx_hash"].as_str(),
         Some(sent.as_str()),
         "{deployed}"
     );
     // Once committed, a rerun finds it through the indexer and sends nothing.
-    let again = json_of(&run(&[
-        "deploy", &verifier, "--rpc", &rpc, "--key", &key_path, "--json",
-    ]));
+    let again = json_of(&run(&deploy_json));
     assert_eq!(again["created"], false);
     assert_eq!(again["out_point"], deployed["out_point"]);
     let binary = std::fs::read(&verifier).unwrap();
@@ -313,32 +257,15 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
         .unwrap();
     assert_eq!(code_cells.len(), 1, "exactly one deployment");
 
-    let locked = json_of(&run(&[
-        "lock",
-        "--leaves",
-        &leaves,
-        "--verifier",
-        &verifier,
-        "--rpc",
-        &rpc,
-        "--key",
-        &key_path,
-        "--json",
-    ]));
+    let against = against(&verifier, &rpc, &key_path);
+    let lock = ["lock", "--leaves", &leaves];
+    let locked = json_of(&run(&[&lock[..], &against, &["--json"]].concat()));
     // Killed after sending the spend; the rerun finds the same cell and the same transaction.
     let spend = [
-        "spend",
-        "--leaves",
-        &leaves,
-        "--index",
-        "1,4-6",
-        "--verifier",
-        &verifier,
-        "--rpc",
-        &rpc,
-        "--key",
-        &key_path,
-    ];
+        &["spend", "--leaves", &leaves, "--index", "1,4-6"][..],
+        &against,
+    ]
+    .concat();
     let sent = kill_after_send(&spend);
     let spent = json_of(&run(&[&spend[..], &["--json"]].concat()));
     assert_eq!(spent["tx_hash"].as_str(), Some(sent.as_str()));

@@ -220,15 +220,7 @@ fn ctrl_c_while_a_client_waits_for_commit_exits_130() {
     let _load = Load::start();
     let start = Instant::now();
     let run = interrupt(
-        &[
-            "deploy",
-            &verifier,
-            "--rpc",
-            &rpc,
-            "--key",
-            &key,
-            "--no-generate",
-        ],
+        &[common::deploy(&verifier, &rpc, &key), vec!["--no-generate"]].concat(),
         "waiting for it to be committed",
         1,
         Duration::from_millis(100),

@@ -105,12 +105,14 @@ pub fn fresh_node(name: &str) -> Node {
     Node::start(&dir, Tie::Owner).expect("node start")
 }
 
-/// A fresh node for a client test, with its RPC URL, the dev key's file, a directory for the
-/// test's files and the compiled verifier's path.
+/// A fresh node for a client test, with its RPC URL, the dev key's and the owner key's files
+/// (`ckb-devnet node` writes both), a directory for the test's files and the compiled
+/// verifier's path.
 pub struct Client {
     pub node: Node,
     pub rpc: String,
     pub key: String,
+    pub owner_key: String,
     pub files: PathBuf,
     pub verifier: String,
 }
@@ -120,10 +122,41 @@ pub fn client(name: &str) -> Client {
     Client {
         rpc: node.rpc_url.clone(),
         key: node.dir.join("dev.key").display().to_string(),
+        owner_key: node.dir.join("owner.key").display().to_string(),
         files: test_dir(&format!("{name}-files")),
         verifier: release().join("compiled-verifier").display().to_string(),
         node,
     }
+}
+
+/// Writes `text` to `dir/name` and gives the path as a command-line argument.
+pub fn write_file(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// `deploy VERIFIER --rpc RPC --key KEY`, to which a test adds its options.
+pub fn deploy<'a>(verifier: &'a str, rpc: &'a str, key: &'a str) -> Vec<&'a str> {
+    vec!["deploy", verifier, "--rpc", rpc, "--key", key]
+}
+
+/// `--verifier VERIFIER --rpc RPC --key KEY`: what lock and spend take after their own options.
+pub fn against<'a>(verifier: &'a str, rpc: &'a str, key: &'a str) -> [&'a str; 6] {
+    ["--verifier", verifier, "--rpc", rpc, "--key", key]
+}
+
+/// `spend --acc TID SOURCE --index INDEX --verifier VERIFIER`, a by-reference spend, where
+/// `source` is `["--leaves", FILE]` or `["--store", DIR]`.
+pub fn acc_spend<'a>(
+    tid: &'a str,
+    source: [&'a str; 2],
+    index: &'a str,
+    verifier: &'a str,
+) -> Vec<&'a str> {
+    let [how, from] = source;
+    let spend = ["spend", "--acc", tid, how, from];
+    [&spend[..], &["--index", index, "--verifier", verifier]].concat()
 }
 
 /// PIDs of processes whose command line mentions `dir`.
