@@ -23,6 +23,9 @@ pub enum CompileError {
     /// Items left over after every peak is accounted for (upstream would bag them in as an
     /// extra peak, which can never give the MMR's root).
     UnusedProofItems,
+    /// Compact format: two or more leafless peaks after the last proved leaf given one item
+    /// each; the compact format takes their bagging as one item (as `gen_proof` gives it).
+    UnbaggedPeaks,
 }
 
 /// A command for [`encode`], to build payloads by hand (tests, tools).
@@ -72,17 +75,32 @@ enum PeakPlan {
     BagRhs([u8; 32]),
 }
 
-/// Compiles `MMR::gen_proof(positions).proof_items()` and the proved `(position, value)`
-/// leaves (sorted by position, no duplicates) of an MMR of `mmr_size` nodes into a payload.
-///
-/// It replays upstream `calculate_peaks_hashes` to give every item its role, so any proof
+/// Each proof item's role, from replaying upstream verification.
+struct Roles {
+    /// The proved leaves as `(leaf index, value)`, ascending.
+    records: Vec<(u64, [u8; 32])>,
+    /// Peaks `(start, height)`, left to right.
+    peaks: Vec<(u64, u32)>,
+    /// One plan per peak, up to the peak whose item bags the rest.
+    plans: Vec<PeakPlan>,
+    /// Items that are the sibling of node `(first, height)`.
+    siblings: HashMap<(u64, u32), [u8; 32]>,
+}
+
+impl Roles {
+    fn indexes(&self) -> Vec<u64> {
+        self.records.iter().map(|&(i, _)| i).collect()
+    }
+}
+
+/// Replays upstream `calculate_peaks_hashes` to give every item its role, so any proof
 /// that upstream verification consumes exactly is accepted (the `gen_proof` form, and also
 /// trailing leafless peaks given one by one); hashes are not checked here.
-pub fn compile(
+fn roles(
     mmr_size: u64,
     proof_items: &[[u8; 32]],
     leaves: &[(u64, [u8; 32])],
-) -> Result<Vec<u8>, CompileError> {
+) -> Result<Roles, CompileError> {
     let leaf_count = mmr_lock::mmr::leaf_count(mmr_size).ok_or(CompileError::MmrSizeInvalid)?;
     if leaves.is_empty() {
         return Err(CompileError::NoLeaves);
@@ -159,19 +177,128 @@ pub fn compile(
     if items.next().is_some() {
         return Err(CompileError::UnusedProofItems);
     }
+    Ok(Roles {
+        records,
+        peaks,
+        plans,
+        siblings,
+    })
+}
 
+/// Compiles `MMR::gen_proof(positions).proof_items()` and the proved `(position, value)`
+/// leaves (sorted by position, no duplicates) of an MMR of `mmr_size` nodes into a version 1
+/// payload (a command stream).
+pub fn compile(
+    mmr_size: u64,
+    proof_items: &[[u8; 32]],
+    leaves: &[(u64, [u8; 32])],
+) -> Result<Vec<u8>, CompileError> {
+    let roles = roles(mmr_size, proof_items, leaves)?;
+    let indexes = roles.indexes();
     let mut commands = Vec::new();
-    for (plan, &(start, height)) in plans.iter().zip(&peaks) {
+    for (plan, &(start, height)) in roles.plans.iter().zip(&roles.peaks) {
         match plan {
             PeakPlan::Leaves => {
-                emit(&indexes, &siblings, start, height, &mut commands)?;
+                emit(&indexes, &roles.siblings, start, height, &mut commands)?;
                 commands.push(Command::Peak);
             }
             PeakPlan::Item(item) => commands.push(Command::PeakProof(*item)),
             PeakPlan::BagRhs(item) => commands.push(Command::BagRhs(*item)),
         }
     }
-    encode(&records, &commands)
+    encode(&roles.records, &commands)
+}
+
+/// [`compile`] into the compact format (version 2): the same proof, its items in the order
+/// the version 2 verifier consumes them. Trailing leafless peaks must be bagged into one
+/// item, as `gen_proof` does ([`CompileError::UnbaggedPeaks`] otherwise).
+pub fn compile_compact(
+    mmr_size: u64,
+    proof_items: &[[u8; 32]],
+    leaves: &[(u64, [u8; 32])],
+) -> Result<Vec<u8>, CompileError> {
+    let roles = roles(mmr_size, proof_items, leaves)?;
+    let indexes = roles.indexes();
+    let item_for = |node: (u64, u32)| {
+        roles
+            .siblings
+            .get(&node)
+            .copied()
+            .ok_or(CompileError::MissingProofItem)
+    };
+    let mut ordered = Vec::new();
+    for (k, (plan, &(start, height))) in roles.plans.iter().zip(&roles.peaks).enumerate() {
+        match plan {
+            PeakPlan::Leaves => {
+                // The verifier's walk: each leaf rises to where the next one joins it.
+                let inside = leaves_in(&indexes, start, height);
+                let mut pending = 0u64;
+                for (j, &index) in inside.iter().enumerate() {
+                    let stop = match inside.get(j + 1) {
+                        Some(&next) => 63 - (index ^ next).leading_zeros(),
+                        None => height,
+                    };
+                    for h in 0..stop {
+                        let first = index & !((1u64 << h) - 1);
+                        if index >> h & 1 == 1 && pending >> h & 1 == 1 {
+                            pending ^= 1 << h;
+                        } else {
+                            ordered.push(item_for((first ^ (1 << h), h))?);
+                        }
+                    }
+                    if stop < height {
+                        pending |= 1 << stop;
+                    }
+                }
+            }
+            PeakPlan::Item(item) => {
+                // A leafless peak after the last proved leaf, followed by more peaks: the
+                // compact format has one bagging item for them.
+                let later = roles.peaks.len() - k - 1;
+                if later > 0
+                    && roles.plans[k..]
+                        .iter()
+                        .all(|p| !matches!(p, PeakPlan::Leaves))
+                {
+                    return Err(CompileError::UnbaggedPeaks);
+                }
+                ordered.push(*item);
+            }
+            PeakPlan::BagRhs(item) => ordered.push(*item),
+        }
+    }
+    Ok(encode_compact(&roles.records, &ordered))
+}
+
+/// Appends `value` as a varint: 7 bits per byte, low groups first, the high bit set on every
+/// byte but the last.
+pub(crate) fn push_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Serialises proved leaves `(leaf index, value)` (ascending) and items (in the order the
+/// verifier consumes them) into a compact (version 2) payload. Nothing is checked: this also
+/// builds malformed payloads for tests.
+pub fn encode_compact(leaves: &[(u64, [u8; 32])], items: &[[u8; 32]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 + 3 * leaves.len() + 32 * (leaves.len() + items.len()));
+    out.push(crate::compact::VERSION);
+    push_varint(&mut out, leaves.len() as u64);
+    let mut next = 0u64;
+    for &(index, _) in leaves {
+        push_varint(&mut out, index.wrapping_sub(next));
+        next = index.wrapping_add(1);
+    }
+    for (_, value) in leaves {
+        out.extend_from_slice(value);
+    }
+    for item in items {
+        out.extend_from_slice(item);
+    }
+    out
 }
 
 /// The sorted leaf indexes inside the node `(first, height)`.

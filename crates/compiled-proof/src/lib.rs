@@ -22,10 +22,12 @@ mod kernel;
 #[cfg(feature = "kernel")]
 pub use kernel::KernelMerge;
 
+pub mod compact;
+
 #[cfg(feature = "std")]
 mod compile;
 #[cfg(feature = "std")]
-pub use compile::{compile, encode, Command, CompileError};
+pub use compile::{compile, compile_compact, encode, encode_compact, Command, CompileError};
 
 /// The node hash: `merge(left, right)` written to `out`. For CKB this is blake2b-256 with
 /// personalization `ckb-default-hash` over `left || right`.
@@ -153,6 +155,14 @@ pub enum FormatError {
     BagRhsTooFewPeaks = 62,
     PeaksIncomplete = 63,
     LeavesUnconsumed = 64,
+    /// Version 2: the first byte is not the version byte `0x02`.
+    VersionUnsupported = 65,
+    /// Version 2: a varint with a zero last group (an overlong encoding).
+    VarintNonCanonical = 66,
+    /// Version 2: a varint of more than 8 bytes.
+    VarintTooLong = 67,
+    /// Version 2: the payload ends inside the index section.
+    IndexesTruncated = 68,
 }
 
 impl FormatError {
