@@ -211,6 +211,7 @@ impl Workload {
         match format {
             Format::Baseline => Ok(self.baseline_payload()),
             Format::Compiled => self.compiled_payload().map_err(WorkloadError::Compile),
+            Format::CompiledV1 => self.compiled_v1_payload().map_err(WorkloadError::Compile),
         }
     }
 
@@ -224,8 +225,15 @@ impl Workload {
         baseline_proof::encode(&self.proved, &self.proof_items)
     }
 
-    /// The compiled verifiers' payload (docs/compiled-format.md), for Rust and C alike.
+    /// The compiled verifiers' payload (docs/compiled-format.md, the compact version 2), for
+    /// Rust and C alike.
     pub fn compiled_payload(&self) -> Result<Vec<u8>, compiled_proof::CompileError> {
+        compiled_proof::compile_compact(self.mmr_size, &self.proof_items, &self.proved)
+    }
+
+    /// The same proof in the compiled format's version 1 (a command stream), which the
+    /// journey's earlier compiled steps read.
+    pub fn compiled_v1_payload(&self) -> Result<Vec<u8>, compiled_proof::CompileError> {
         compiled_proof::compile(self.mmr_size, &self.proof_items, &self.proved)
     }
 }
@@ -245,11 +253,12 @@ pub fn by_reference_args(accumulator_type_hash: &[u8; 32], mode: Mode) -> Vec<u8
 }
 
 /// The payload formats: the baseline verifier's, and the compiled one the C and compiled Rust
-/// verifiers share.
+/// verifiers share (its compact version 2; version 1 only for the journey's earlier steps).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Baseline,
     Compiled,
+    CompiledV1,
 }
 
 impl Format {
@@ -257,6 +266,7 @@ impl Format {
         match name {
             "baseline" => Some(Format::Baseline),
             "compiled" => Some(Format::Compiled),
+            "compiled-v1" => Some(Format::CompiledV1),
             _ => None,
         }
     }
@@ -265,6 +275,7 @@ impl Format {
         match self {
             Format::Baseline => "baseline",
             Format::Compiled => "compiled",
+            Format::CompiledV1 => "compiled-v1",
         }
     }
 }

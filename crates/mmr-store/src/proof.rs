@@ -46,9 +46,9 @@ impl Proof {
         baseline_proof::encode(&self.proved, &self.items)
     }
 
-    /// The compiled verifiers' payload (docs/compiled-format.md), Rust and C alike.
+    /// The compiled verifiers' payload (docs/compiled-format.md, version 2), Rust and C alike.
     pub fn compiled_payload(&self) -> Result<Vec<u8>> {
-        compiled_proof::compile(self.mmr_size, &self.items, &self.proved)
+        compiled_proof::compile_compact(self.mmr_size, &self.items, &self.proved)
             .map_err(|e| Error::Corrupt(format!("compiling the proof: {e:?}")))
     }
 

@@ -38,6 +38,9 @@ pub fn witness(format: Format, w: &Workload) -> Result<Vec<u8>, String> {
         Format::Compiled => w
             .compiled_payload()
             .map_err(|e| format!("compiling the proof: {e:?}"))?,
+        Format::CompiledV1 => w
+            .compiled_v1_payload()
+            .map_err(|e| format!("compiling the proof: {e:?}"))?,
     };
     Ok(ckb_mmr_sdk::witness_args_with_lock(&payload))
 }

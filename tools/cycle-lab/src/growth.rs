@@ -42,11 +42,12 @@ fn role_value(role: Role) -> [u8; 32] {
     }
 }
 
-/// The lock inputs of one honest claim, in both payload formats.
+/// The lock inputs of one honest claim, in the payload formats.
 pub struct Claim {
     pub args: Vec<u8>,
     pub baseline_witness: Vec<u8>,
     pub compiled_witness: Vec<u8>,
+    pub compiled_v1_witness: Vec<u8>,
 }
 
 impl Claim {
@@ -54,6 +55,7 @@ impl Claim {
         match format {
             Format::Baseline => &self.baseline_witness,
             Format::Compiled => &self.compiled_witness,
+            Format::CompiledV1 => &self.compiled_v1_witness,
         }
     }
 }
@@ -84,7 +86,11 @@ pub fn claim(leaf_count: u64, k: u64) -> Claim {
     Claim {
         args,
         baseline_witness: model::witness_args(&model::encode_baseline(&positions, &item_values)),
-        compiled_witness: model::witness_args(&model::encode_compiled(&leaves, &cmds)),
+        compiled_witness: model::witness_args(
+            &compiled_proof::compile_compact(mmr_size, &item_values, &positions)
+                .expect("gen_proof's roles compile"),
+        ),
+        compiled_v1_witness: model::witness_args(&model::encode_compiled(&leaves, &cmds)),
     }
 }
 

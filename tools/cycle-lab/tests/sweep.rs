@@ -32,10 +32,7 @@ fn engine_equals_ckb_debugger_on_the_reference_seed() {
         .map(|s| tx::Cell {
             binary: s.binary.clone(),
             lock_args: w.lock_args(),
-            payload: match s.format {
-                cycle_lab::engine::Format::Baseline => w.baseline_payload(),
-                cycle_lab::engine::Format::Compiled => w.compiled_payload().unwrap(),
-            },
+            payload: w.payload(s.format).unwrap(),
         })
         .collect();
     let dir = std::env::temp_dir().join(format!("cycle-lab-{}", std::process::id()));
