@@ -216,7 +216,23 @@ fn worked_example() {
     );
     assert_eq!(hex, expected);
     assert_eq!(payload.len(), 164);
-    assert_eq!(verify2(&payload, &fixture.root(5), 5), Ok(()));
+    let root = fixture.root(5);
+    assert_eq!(verify2(&payload, &root, 5), Ok(()));
+    // The rejections the spec lists under the example.
+    use FormatError::*;
+    let edit = |at: usize, bytes: &[u8], remove: usize| {
+        let mut p = payload.clone();
+        p.splice(at..at + remove, bytes.iter().copied());
+        verify2(&p, &root, 5)
+    };
+    assert_eq!(verify2(&payload[..163], &root, 5), Err(ItemTruncated));
+    assert_eq!(edit(164, &[0], 0), Err(TrailingBytes));
+    assert_eq!(edit(0, &[1], 1), Err(VersionUnsupported));
+    assert_eq!(edit(1, &[0], 1), Err(NoLeaves));
+    assert_eq!(edit(3, &[3], 1), Err(TrailingBytes));
+    assert_eq!(edit(3, &[4], 1), Err(LeafIndexOutOfRange));
+    assert_eq!(edit(2, &[0x80, 0x00], 1), Err(VarintNonCanonical));
+    assert_eq!(edit(1, &[3, 0, 2, 0], 3), Err(RootMismatch));
 }
 
 /// The compiler takes `gen_proof`'s shape, and refuses one that gives trailing leafless
