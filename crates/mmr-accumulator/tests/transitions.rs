@@ -131,6 +131,38 @@ fn transitions_through_payloads() {
     );
 }
 
+/// KEEP's checks, in the order they fail (docs/accumulator.md, section 2): both cells' data
+/// lengths (116), a body after the tag (115), the input's size (100), then whether the output
+/// is the input byte for byte (117). Each case breaks every later check too, so a reordering
+/// changes a code here.
+#[test]
+fn keep_checks_fail_in_order() {
+    let all = leaves(12, 0xb2);
+    let ws = &mut Workspace::new();
+    let c5 = commit(&all[..5]).to_bytes();
+    let c12 = commit(&all).to_bytes();
+    let mut bad_size = c5;
+    bad_size[32..].copy_from_slice(&6u64.to_le_bytes());
+    let keep_body = [tag::KEEP, 0];
+    let keep = [tag::KEEP];
+    let cases: [(&[u8], &[u8], &[u8], Result<(), Error>); 6] = [
+        (&keep_body, &bad_size[..39], &c12, Err(Error::DataLength)),
+        (&keep_body, &bad_size, &c12, Err(Error::TransitionPayload)),
+        (&keep, &bad_size, &c12, Err(Error::OldSizeInvalid)),
+        // Identical bytes do not make a non-MMR size acceptable.
+        (&keep, &bad_size, &bad_size, Err(Error::OldSizeInvalid)),
+        (&keep, &c5, &c12, Err(Error::OutputMismatch)),
+        (&keep, &c5, &c5, Ok(())),
+    ];
+    for (payload, input, output, expected) in cases {
+        assert_eq!(
+            verify_update::<Blake>(ws, payload, input, output),
+            expected,
+            "{payload:?}"
+        );
+    }
+}
+
 #[test]
 fn append_codes() {
     let all = leaves(8, 0xc3);
