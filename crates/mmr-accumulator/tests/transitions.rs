@@ -145,7 +145,9 @@ fn keep_checks_fail_in_order() {
     bad_size[32..].copy_from_slice(&6u64.to_le_bytes());
     let keep_body = [tag::KEEP, 0];
     let keep = [tag::KEEP];
-    let cases: [(&[u8], &[u8], &[u8], Result<(), Error>); 6] = [
+    // (payload, input data, output data, verdict)
+    type Case<'a> = (&'a [u8], &'a [u8], &'a [u8], Result<(), Error>);
+    let cases: [Case; 6] = [
         (&keep_body, &bad_size[..39], &c12, Err(Error::DataLength)),
         (&keep_body, &bad_size, &c12, Err(Error::TransitionPayload)),
         (&keep, &bad_size, &c12, Err(Error::OldSizeInvalid)),
