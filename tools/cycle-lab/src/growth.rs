@@ -404,6 +404,14 @@ fn short(v: f64) -> String {
 mod tests {
     use super::*;
 
+    /// The compact verifier on the host, hashing with blake2b-rs.
+    struct Blake;
+    impl compiled_proof::Merge for Blake {
+        fn merge(left: &[u8; 32], right: &[u8; 32], out: &mut [u8; 32]) {
+            *out = ckb_mmr_sdk::ckb_hash(&[left, right]);
+        }
+    }
+
     #[test]
     fn claims_are_honest_in_the_model() {
         for (log2, k) in [(4, 1), (4, 16), (20, 10), (40, 100)] {
@@ -411,9 +419,15 @@ mod tests {
             let c = claim(n, k);
             let root: [u8; 32] = c.args[..32].try_into().unwrap();
             let lock = model::witness_lock(&c.compiled_witness).unwrap();
+            assert_eq!(
+                compiled_proof::compact::verify::<Blake>(lock, &root, n),
+                Ok(()),
+                "compiled 2^{log2} x {k}"
+            );
+            let lock = model::witness_lock(&c.compiled_v1_witness).unwrap();
             assert!(
                 model::compiled_accepts(lock, &root, n),
-                "compiled 2^{log2} x {k}"
+                "compiled version 1 2^{log2} x {k}"
             );
             let lock = model::witness_lock(&c.baseline_witness).unwrap();
             assert!(
@@ -425,7 +439,7 @@ mod tests {
 
     #[test]
     fn the_largest_claim_fits_and_one_more_does_not() {
-        for format in [Format::Baseline, Format::Compiled] {
+        for format in [Format::Baseline, Format::Compiled, Format::CompiledV1] {
             let n = 1u64 << 24;
             let k = largest_claim(n, format);
             assert!(claim(n, k).witness(format).len() <= model::MAX_WITNESS_SIZE);

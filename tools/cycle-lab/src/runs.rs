@@ -19,11 +19,24 @@ pub const INPUTS: [(&str, Format); 3] = [
 /// Writes the mock transaction of `seed`'s workload with one input per binary (formats by
 /// position, as [`INPUTS`]).
 pub fn write_tx(path: &Path, seed: u64, binaries: &[PathBuf]) -> Result<Workload, String> {
-    let w = Workload::from_seed(seed);
-    let cells = binaries
+    let inputs: Vec<(PathBuf, Format)> = binaries
         .iter()
         .zip(INPUTS)
-        .map(|(bin, (_, format))| {
+        .map(|(bin, (_, format))| (bin.clone(), format))
+        .collect();
+    write_tx_formats(path, seed, &inputs)
+}
+
+/// [`write_tx`] with each input's payload format given (the journey's version 1 steps).
+pub fn write_tx_formats(
+    path: &Path,
+    seed: u64,
+    inputs: &[(PathBuf, Format)],
+) -> Result<Workload, String> {
+    let w = Workload::from_seed(seed);
+    let cells = inputs
+        .iter()
+        .map(|&(ref bin, format)| {
             Ok(tx::Cell {
                 binary: std::fs::read(bin).map_err(|e| format!("{}: {e}", bin.display()))?,
                 lock_args: w.lock_args(),
@@ -107,16 +120,20 @@ pub fn build_journey(root: &Path, dir: &Path, release: &Path, seed: u64) -> Resu
         eprintln!("==> journey {tag}: {}", step.label);
         let bin = steps::build(root, step, &dir.join(&tag))?;
         let txf = dir.join(&tag).join("tx.json");
-        let (format, index, bins) = if step.group() == "baseline-verifier" {
-            ("baseline", 0, vec![bin.clone()])
+        let format = step.format();
+        let (index, inputs) = if step.group() == "baseline-verifier" {
+            (0, vec![(bin.clone(), format)])
         } else {
             (
-                "compiled",
                 1,
-                vec![release.join("baseline-verifier"), bin.clone()],
+                vec![
+                    (release.join("baseline-verifier"), Format::Baseline),
+                    (bin.clone(), format),
+                ],
             )
         };
-        write_tx(&txf, seed, &bins)?;
+        write_tx_formats(&txf, seed, &inputs)?;
+        let format = format.name();
         let r = lock(&txf, index)?;
         let cycles = match (r.result, r.cycles) {
             (0, Some(c)) => c,

@@ -3,6 +3,7 @@
 //! journey table shows what each step buys. `cycle-lab journey` builds every step into its
 //! own directory with these functions.
 
+use ckb_mmr_sdk::Format;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,11 +18,13 @@ pub enum Build {
         package: &'static str,
         features: Vec<&'static str>,
     },
-    /// The C verifier (contracts/c-verifier/build.sh's `C_COMPILER`, `MERGE`, `LEAN_ELF`).
+    /// The C verifier (contracts/c-verifier/build.sh's `C_COMPILER`, `MERGE`, `LEAN_ELF`,
+    /// `FORMAT`).
     C {
         compiler: &'static str,
         merge: &'static str,
         lean_elf: bool,
+        compact: bool,
     },
 }
 
@@ -38,6 +41,18 @@ impl Step {
         match self.build {
             Build::Rust { package, .. } => package,
             Build::C { .. } => "c",
+        }
+    }
+
+    /// The payload format the step's binary reads: the compiled steps read version 1 until
+    /// the step that adds the compact format (the Rust `compact` feature, the C `FORMAT=v2`).
+    pub fn format(&self) -> Format {
+        match &self.build {
+            Build::Rust { package, .. } if *package == "baseline-verifier" => Format::Baseline,
+            Build::Rust { features, .. } if features.contains(&"compact") => Format::Compiled,
+            Build::Rust { .. } => Format::CompiledV1,
+            Build::C { compact: true, .. } => Format::Compiled,
+            Build::C { .. } => Format::CompiledV1,
         }
     }
 
@@ -82,23 +97,38 @@ const RUST_LOCK_STEPS: [RustSteps; 2] = [
             ("compiled: + asm kernel", "asm-kernel"),
             ("compiled: + PROOF runs in registers", "asm-chain"),
             ("compiled: + lean ELF", "lean-elf"),
+            ("compiled: + compact format (version 2)", "compact"),
         ],
     ),
 ];
 
-/// The C verifier's builds: (label, C_COMPILER, MERGE, LEAN_ELF).
-const C_STEPS: [(&str, &str, &str, bool); 6] = [
-    ("c (gcc 12): ckb-c-stdlib blake2b", "gcc", "stdlib", false),
+/// The C verifier's builds: (label, C_COMPILER, MERGE, LEAN_ELF, FORMAT v2).
+const C_STEPS: [(&str, &str, &str, bool, bool); 7] = [
+    (
+        "c (gcc 12): ckb-c-stdlib blake2b",
+        "gcc",
+        "stdlib",
+        false,
+        false,
+    ),
     (
         "c (clang 19): ckb-c-stdlib blake2b",
         "clang",
         "stdlib",
         false,
+        false,
     ),
-    ("c (clang 19): + asm kernel", "clang", "asm", false),
-    ("c (clang 19): + lean ELF", "clang", "asm", true),
-    ("c (gcc 12): + asm kernel", "gcc", "asm", false),
-    ("c (gcc 12): + lean ELF", "gcc", "asm", true),
+    ("c (clang 19): + asm kernel", "clang", "asm", false, false),
+    ("c (clang 19): + lean ELF", "clang", "asm", true, false),
+    ("c (gcc 12): + asm kernel", "gcc", "asm", false, false),
+    ("c (gcc 12): + lean ELF", "gcc", "asm", true, false),
+    (
+        "c (gcc 12): + compact format (version 2)",
+        "gcc",
+        "asm",
+        true,
+        true,
+    ),
 ];
 
 /// The accumulator's type script (docs/accumulator.md, "Cycles"), measured in-process on its
@@ -136,12 +166,13 @@ fn cumulative((package, steps): RustSteps) -> impl Iterator<Item = Step> {
 pub fn lock_steps() -> Vec<Step> {
     let c = C_STEPS
         .iter()
-        .map(|&(label, compiler, merge, lean_elf)| Step {
+        .map(|&(label, compiler, merge, lean_elf, compact)| Step {
             label,
             build: Build::C {
                 compiler,
                 merge,
                 lean_elf,
+                compact,
             },
         });
     RUST_LOCK_STEPS
@@ -173,6 +204,7 @@ pub fn build(root: &Path, step: &Step, dir: &Path) -> Result<PathBuf, String> {
             compiler,
             merge,
             lean_elf,
+            compact,
         } => {
             let status = Command::new(root.join("contracts/c-verifier/build.sh"))
                 .current_dir(root)
@@ -181,6 +213,7 @@ pub fn build(root: &Path, step: &Step, dir: &Path) -> Result<PathBuf, String> {
                 .env("C_COMPILER", compiler)
                 .env("MERGE", merge)
                 .env("LEAN_ELF", if *lean_elf { "1" } else { "0" })
+                .env("FORMAT", if *compact { "v2" } else { "v1" })
                 .stdout(std::process::Stdio::null())
                 .status()
                 .map_err(|e| format!("contracts/c-verifier/build.sh: {e}"))?;
@@ -262,7 +295,7 @@ mod tests {
     #[test]
     fn steps_accumulate_their_features() {
         let steps = lock_steps();
-        assert_eq!(steps.len(), 24);
+        assert_eq!(steps.len(), 26);
         let features = |label: &str| match &steps.iter().find(|s| s.label == label).unwrap().build {
             Build::Rust { features, .. } => features.join(","),
             Build::C { .. } => unreachable!(),
@@ -291,7 +324,24 @@ mod tests {
                 ],
             }
         );
-        assert_eq!(steps[23].group(), "c");
-        assert_eq!(steps[23].binary_name(), "c-verifier");
+        assert_eq!(
+            features("compiled: + compact format (version 2)"),
+            "static-stack,merge-kernel,asm-kernel,asm-chain,lean-elf,compact"
+        );
+        // Each group reads version 1 until its compact step, as the release build does after.
+        let format = |label: &str| steps.iter().find(|s| s.label == label).unwrap().format();
+        assert_eq!(format("compiled: + lean ELF"), Format::CompiledV1);
+        assert_eq!(
+            format("compiled: + compact format (version 2)"),
+            Format::Compiled
+        );
+        assert_eq!(format("c (gcc 12): + lean ELF"), Format::CompiledV1);
+        assert_eq!(
+            format("c (gcc 12): + compact format (version 2)"),
+            Format::Compiled
+        );
+        assert_eq!(format("baseline: + lean ELF"), Format::Baseline);
+        assert_eq!(steps[25].group(), "c");
+        assert_eq!(steps[25].binary_name(), "c-verifier");
     }
 }
