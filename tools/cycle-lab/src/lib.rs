@@ -8,6 +8,7 @@ pub mod acc_growth;
 pub mod chart;
 pub mod checksums;
 pub mod engine;
+pub mod formats;
 pub mod gate;
 pub mod growth;
 pub mod journey;

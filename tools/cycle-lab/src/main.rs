@@ -115,6 +115,16 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         readme: Option<PathBuf>,
     },
+    /// The compiled format's candidate layouts: bytes above the hashes on the reference seed
+    /// and across the growth range (docs/compiled-format.md, section 6).
+    Formats {
+        /// The workload's seed.
+        #[arg(long, default_value_t = REFERENCE_SEED)]
+        seed: u64,
+        /// Replace FILE's format-candidates block.
+        #[arg(long, value_name = "FILE")]
+        doc: Option<PathBuf>,
+    },
 }
 
 #[derive(Args)]
@@ -211,6 +221,14 @@ fn main() -> ExitCode {
             acc_doc,
             readme,
         } => cmd_growth(&release.release_dir, chart, doc, acc_doc, readme),
+        Command::Formats { seed, doc } => {
+            let table = cycle_lab::formats::markdown(&cycle_lab::formats::proofs(seed));
+            print!("{table}");
+            match doc {
+                Some(path) => splice_file(&path, &[(cycle_lab::formats::DOC_BLOCK, &table)]),
+                None => Ok(()),
+            }
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
