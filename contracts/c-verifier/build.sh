@@ -8,6 +8,9 @@
 #                              merge kernel shared with the Rust verifiers (MERGE=asm, default)
 #   LEAN_ELF=0 contracts/c-verifier/build.sh      the linker's default layout instead of contracts/lean-elf.ld
 #                              (which loads no ELF headers; LEAN_ELF=1, default)
+#   FORMAT=v1 contracts/c-verifier/build.sh       verify the command stream (version 1, compiled_proof.h)
+#                              instead of the compact format (FORMAT=v2, default, compact_proof.h);
+#                              the cycle lab's journey builds its C steps with v1
 #
 # Environment:
 #   CKB_C_STDLIB   path to ckb-c-stdlib (skips the lookup through cargo metadata)
@@ -95,6 +98,11 @@ case "${LEAN_ELF:-1}" in
     0) ;;
     *) die "unknown LEAN_ELF '$LEAN_ELF' (use 1 or 0)" ;;
 esac
+case "${FORMAT:-v2}" in
+    v2) ;;
+    v1) FLAGS+=(-DCP_FORMAT_V1) ;;
+    *) die "unknown FORMAT '$FORMAT' (use v2 or v1)" ;;
+esac
 case "${MERGE:-asm}" in
     asm)
         FLAGS+=(-DCP_MERGE_ASM)
@@ -108,4 +116,4 @@ esac
 
 "$STRIP" --strip-all "$OUT.debug" "$OUT"
 size=$(wc -c <"$OUT")
-echo "c-verifier ($compiler, merge ${MERGE:-asm}, lean ELF ${LEAN_ELF:-1}): $OUT, stripped $size bytes (debug copy $OUT.debug)"
+echo "c-verifier ($compiler, format ${FORMAT:-v2}, merge ${MERGE:-asm}, lean ELF ${LEAN_ELF:-1}): $OUT, stripped $size bytes (debug copy $OUT.debug)"

@@ -18,54 +18,7 @@
 #ifndef MMR_COMPILED_PROOF_H_
 #define MMR_COMPILED_PROOF_H_
 
-#include <stddef.h>
-#include <stdint.h>
-
-static void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8_t right[32]);
-
-#ifdef CP_HAVE_WORDS
-/* A hash as four little-endian words: an includer that defines CP_HAVE_WORDS before
- * including this header, and these four functions after it (contracts/c-verifier/merge_asm.h), keeps a PROOF
- * run's hash in registers and stores it once per run. Otherwise each step hashes into the
- * node's own buffer with cp_merge. */
-typedef struct {
-  uint64_t w[4];
-} cp_words_t;
-static inline cp_words_t cp_merge_to_words(const uint8_t left[32], const uint8_t right[32]);
-static inline cp_words_t cp_merge_words_left(cp_words_t node, const uint8_t item[32]);
-static inline cp_words_t cp_merge_words_right(const uint8_t item[32], cp_words_t node);
-static inline void cp_store_words(cp_words_t words, uint8_t out[32]);
-#endif
-
-/* Exit codes 40-64 (docs/error-codes.md); 65-79 reserved. */
-#define CP_OK 0
-#define CP_ERR_LEAF_COUNT_INVALID 40
-#define CP_ERR_HEADER_TRUNCATED 41
-#define CP_ERR_NO_LEAVES 42
-#define CP_ERR_LEAVES_TRUNCATED 43
-#define CP_ERR_UNKNOWN_COMMAND 44
-#define CP_ERR_TRAILING_BYTES 45
-#define CP_ERR_ITEM_TRUNCATED 46
-#define CP_ERR_STACK_OVERFLOW 47
-#define CP_ERR_LEAVES_EXHAUSTED 48
-#define CP_ERR_LEAF_INDEX_OUT_OF_RANGE 49
-#define CP_ERR_LEAF_INDEX_NOT_ASCENDING 50
-#define CP_ERR_LEAF_OUTSIDE_PEAK 51
-#define CP_ERR_PROOF_NO_NODE 52
-#define CP_ERR_PROOF_OVER_PEAK 53
-#define CP_ERR_MERGE_NO_NODES 54
-#define CP_ERR_MERGE_HEIGHT_MISMATCH 55
-#define CP_ERR_MERGE_NOT_SIBLINGS 56
-#define CP_ERR_PEAK_NO_NODE 57
-#define CP_ERR_PEAK_PENDING_NODES 58
-#define CP_ERR_PEAK_MISMATCH 59
-#define CP_ERR_PEAK_PROOF_PENDING_NODES 60
-#define CP_ERR_BAG_RHS_PENDING_NODES 61
-#define CP_ERR_BAG_RHS_TOO_FEW_PEAKS 62
-#define CP_ERR_PEAKS_INCOMPLETE 63
-#define CP_ERR_LEAVES_UNCONSUMED 64
-/* Step 9 reports the lock-level code. */
-#define CP_ERR_ROOT_MISMATCH 9
+#include "proof_common.h"
 
 #define CP_OP_LEAF 0x01
 #define CP_OP_MERGE 0x02
@@ -77,7 +30,6 @@ static inline void cp_store_words(cp_words_t words, uint8_t out[32]);
 #define CP_STACK_CAP 64
 #define CP_LEAF_RECORD 40
 #define CP_ITEM 32
-#define CP_MAX_LEAF_COUNT ((uint64_t)1 << 50) /* exclusive */
 
 /* A stack entry. `x` names the node relative to the current peak (first, height) with
  * end = start + 2^H (the peak covers [start, end), start a multiple of 2^(H+1)):
@@ -97,32 +49,6 @@ typedef struct {
   const uint8_t *hash; /* into the payload (leaves, PEAK_PROOF / BAG_RHS items) or at buf */
   uint8_t buf[32];
 } cp_entry_t;
-
-/* Little-endian reads at any alignment: on little-endian targets a fixed-size memcpy into
- * a local (one load where misaligned loads are allowed), elsewhere byte by byte. */
-static inline uint64_t cp_u32le(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint32_t v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-#else
-  return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) |
-         ((uint64_t)p[3] << 24);
-#endif
-}
-
-static inline uint64_t cp_u64le(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint64_t v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-#else
-  return cp_u32le(p) | (cp_u32le(p + 4) << 32);
-#endif
-}
-
-#define CP_LIKELY(c) __builtin_expect(!!(c), 1)
-#define CP_UNLIKELY(c) __builtin_expect(!!(c), 0)
 
 /* The hash steps of a PROOF run and of MERGE. With CP_HAVE_WORDS the node's hash stays in
  * the kernel's registers (`w`) along the run and is stored once at its end; otherwise each

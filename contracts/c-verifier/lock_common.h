@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiled_proof.h" /* cp_u32le, cp_u64le: little-endian reads at any alignment */
+#include "proof_common.h" /* cp_u32le, cp_u64le: little-endian reads at any alignment */
 
 /* Lock-level exit codes, the values of mmr_lock::LockError. */
 #define MMR_OK 0

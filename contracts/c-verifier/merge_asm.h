@@ -1,5 +1,5 @@
 /*
- * cp_merge for compiled_proof.h on the assembly merge kernel the Rust verifiers use:
+ * cp_merge for the proof verifiers (compiled_proof.h, compact_proof.h) on the assembly merge kernel the Rust verifiers use:
  * crates/mmr-blake2b/src/merge_rv64.s, one source for both languages, assembled by
  * contracts/c-verifier/build.sh (MERGE=asm, the default). RISC-V only: the host harness keeps
  * merge_blake2b.h, and tests/tests/merge_kernel_vm.rs checks the kernel in CKB-VM.
@@ -14,9 +14,9 @@
 
 #include <stdint.h>
 
-/* The word functions of compiled_proof.h are defined below. */
+/* The word functions of proof_common.h are defined below. */
 #define CP_HAVE_WORDS 1
-#include "compiled_proof.h"
+#include "proof_common.h"
 
 /* Nothing to set up: the initial state is the kernel's constant table. */
 static void cp_merge_setup(void) {}
@@ -37,8 +37,8 @@ static inline void cp_merge(uint8_t out[32], const uint8_t left[32], const uint8
         "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "memory");
 }
 
-/* The word path of compiled_proof.h: the kernel returns the hash in a3..a6 and its _chain
- * entries take one input there, so a run of PROOFs keeps the hash in registers. The clobber
+/* The word path of the verifiers: the kernel returns the hash in a3..a6 and its _chain
+ * entries take one input there, so a run of merges keeps the node in registers. The clobber
  * list is cp_merge's, less the registers named as operands. */
 #define CP_KERNEL_CLOBBERS                                                                    \
   "ra", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", \

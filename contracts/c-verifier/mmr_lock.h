@@ -1,6 +1,8 @@
 /*
  * The lock after its inputs are loaded: strict WitnessArgs parse (5, 6), then the compiled
- * proof (40-64) and its root comparison (9), then in owner mode the owner check (80).
+ * proof (40-68) and its root comparison (9), then in owner mode the owner check (80).
+ * The payload is the compact format, version 2 (compact_proof.h), or with CP_FORMAT_V1 the
+ * command stream, version 1 (compiled_proof.h; contracts/c-verifier/build.sh FORMAT=v1).
  * Shared by contracts/c-verifier/verifier.c and the host harness (contracts/c-verifier/host/harness.c), so both run the same
  * code; only the source of the lock hashes (syscalls, or the harness's emulated inputs)
  * differs. The includer defines, before or after including this header,
@@ -10,7 +12,11 @@
 #ifndef MMR_LOCK_H_
 #define MMR_LOCK_H_
 
+#ifdef CP_FORMAT_V1
 #include "compiled_proof.h"
+#else
+#include "compact_proof.h"
+#endif
 #include "lock_common.h"
 
 /*
@@ -30,21 +36,28 @@ typedef struct {
 } mmr_owner_env_t;
 
 /*
- * mmr_lock::owner::find_owner over the leaves of a compiled payload that cp_verify accepted
- * (so its n >= 1 leaf records of 40 bytes, value at +8, are all in bounds). Inputs are
+ * mmr_lock::owner::find_owner over the proved leaves of a payload the verifier accepted (so
+ * its n >= 1 values are all in bounds: version 2, cc_leaf_values; version 1, leaf records of
+ * 40 bytes after the 4-byte count, the value at +8). Inputs are
  * visited in order until MMR_OWNER_NO_INPUT; an input whose lock hash is this script's own
  * hash never counts; any other input whose lock hash equals any proved leaf accepts.
  * Out of line and cold: inlined into main it took a register from the proof's hot loop and
  * cost plain mode about 1,600 cycles on the reference seed; this way about 200.
  */
-__attribute__((noinline, cold)) static int mmr_find_owner(const uint8_t *payload, const mmr_owner_env_t *env) {
+__attribute__((noinline, cold)) static int mmr_find_owner(const uint8_t *payload,
+                                                         const mmr_owner_env_t *env) {
   uint8_t own[32], hash[32];
   int rc = env->own_hash(env->ctx, own);
   if (rc != MMR_OK) {
     return rc;
   }
-  uint64_t n = cp_u32le(payload);
+#ifdef CP_FORMAT_V1
+  uint64_t n = cp_u32le(payload), stride = 40;
   const uint8_t *values = payload + 4 + 8;
+#else
+  uint64_t n, stride = CC_HASH;
+  const uint8_t *values = cc_leaf_values(payload, &n);
+#endif
   for (uint64_t index = 0;; index++) {
     rc = env->input_lock_hash(env->ctx, index, hash);
     if (rc == MMR_OWNER_NO_INPUT) {
@@ -57,7 +70,7 @@ __attribute__((noinline, cold)) static int mmr_find_owner(const uint8_t *payload
       continue;
     }
     for (uint64_t i = 0; i < n; i++) {
-      if (mmr_hash_eq(values + 40 * i, hash)) {
+      if (mmr_hash_eq(values + stride * i, hash)) {
         return MMR_OK;
       }
     }
@@ -73,7 +86,11 @@ static int mmr_lock_verify_witness(const mmr_lock_args_t *args, const uint8_t *w
   if (rc != MMR_OK) {
     return rc;
   }
+#ifdef CP_FORMAT_V1
   rc = cp_verify(payload, payload_len, args->leaf_count, args->root);
+#else
+  rc = cc_verify(payload, payload_len, args->leaf_count, args->root);
+#endif
   if (rc != MMR_OK || !args->owner) {
     return rc;
   }

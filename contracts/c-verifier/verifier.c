@@ -1,6 +1,6 @@
 /*
- * The C MMR verifier: a CKB lock script over the compiled-proof format
- * (docs/compiled-format.md), built on ckb-c-stdlib (syscalls; blake2b.h or the shared
+ * The C MMR verifier: a CKB lock script over the compiled-proof format, version 2 (compact)
+ * or with build.sh's FORMAT=v1 version 1 (docs/compiled-format.md), built on ckb-c-stdlib (syscalls; blake2b.h or the shared
  * assembly merge kernel, see below).
  *
  * Flow and exit codes mirror the Rust verifiers exactly (docs/error-codes.md):
@@ -9,7 +9,7 @@
  *      (90 AccumulatorNotFound, 91 AccumulatorAmbiguous, 92 AccumulatorDataLength, 8);
  *   2. load witness 0 of the group inputs (3 WitnessMissing, 4 WitnessTooLarge, 7 Syscall);
  *   3. strict WitnessArgs parse (5 WitnessEncoding, 6 LockFieldMissing);
- *   4. run the compiled proof (40-79), compare its root with the args (9 RootMismatch);
+ *   4. run the compiled proof (40-68), compare its root with the args (9 RootMismatch);
  *   5. owner mode only (41-byte args): some input not locked by this script has a proved
  *      leaf as its lock hash (80 OwnerNotFound, 7 Syscall); docs/deploy.md.
  */
