@@ -1,6 +1,8 @@
-//! The compiled format in ckb-script, Rust and C side by side: honest proofs accepted, and for
-//! every vector of the shared corpus (contracts/c-verifier/host/vectors, generated from an independent model of
-//! docs/compiled-format.md) both binaries return exactly the expected code.
+//! The compiled format (the compact version 2, which both deployed binaries read) in
+//! ckb-script, Rust and C side by side: honest proofs accepted, and for every vector of the
+//! shared corpus (contracts/c-verifier/host/vectors, generated from an independent model of
+//! docs/compiled-format.md by contracts/c-verifier/host/gen_vectors.py) both binaries return
+//! exactly the expected code, every code of the format among them.
 
 use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
 use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
@@ -73,28 +75,83 @@ fn vectors() -> Vec<(String, LockInput, i8)> {
     out
 }
 
+/// Every exit code of the version 2 payload (docs/error-codes.md), and the lock-level ones
+/// the corpus reaches through `L` lines. 40 (`LeafCountInvalid`) is unreachable through the
+/// lock, which refuses such sizes with 8.
+const V2_CODES: [i8; 11] = [41, 42, 43, 45, 46, 49, 65, 66, 67, 68, 9];
+const LOCK_CODES: [i8; 9] = [1, 2, 3, 4, 5, 6, 8, 80, 90];
+
+/// The verifiers' codes on every vector, and the vectors whose code differs from the
+/// expected one.
+fn run_corpus(vectors: &[(String, LockInput, i8)]) -> (Vec<[i8; 2]>, Vec<String>) {
+    let mut codes = Vec::new();
+    let mut failures = Vec::new();
+    for (label, input, expected) in vectors {
+        let mut got = [0i8; 2];
+        for (slot, v) in got.iter_mut().zip(BOTH) {
+            *slot = match run(v, input) {
+                Outcome::Accepted(_) => 0,
+                Outcome::Rejected(c) => c,
+            };
+            if *slot != *expected {
+                failures.push(format!("{v:?} {label}: expected {expected}, got {slot}"));
+            }
+        }
+        codes.push(got);
+    }
+    (codes, failures)
+}
+
 #[test]
 fn corpus_codes_identical_in_vm() {
     let vectors = vectors();
     assert!(vectors.len() > 1000, "corpus too small: {}", vectors.len());
-    let mut failures = Vec::new();
-    for (label, input, expected) in &vectors {
-        for v in BOTH {
-            let got = match run(v, input) {
-                Outcome::Accepted(_) => 0,
-                Outcome::Rejected(c) => c,
-            };
-            if got != *expected {
-                failures.push(format!("{v:?} {label}: expected {expected}, got {got}"));
-            }
-        }
-    }
+    let (codes, failures) = run_corpus(&vectors);
     println!(
         "{} vectors x 2 verifiers, {} failures",
         vectors.len(),
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Every code is reached, by both binaries alike (each equals the expected code).
+    for code in V2_CODES.iter().chain(&LOCK_CODES).chain(&[0]) {
+        let n = codes.iter().filter(|c| c[0] == *code && c[1] == *code).count();
+        assert!(n > 0, "no vector reaches code {code} in both verifiers");
+    }
+}
+
+/// Negative controls: the corpus check fails when an expected code is wrong (so a pass
+/// means something), and a version 1 payload of an honest proof is no version 2 proof.
+#[test]
+fn corpus_check_negative_controls() {
+    let vectors = vectors();
+    let mut wrong: Vec<(String, LockInput, i8)> = Vec::new();
+    for code in [0i8, 9, 46, 66] {
+        let (label, input, expected) = vectors
+            .iter()
+            .find(|v| v.2 == code)
+            .expect("the corpus reaches the code");
+        let other = if *expected == 0 { 9 } else { 0 };
+        let copy = LockInput {
+            args: input.args.clone(),
+            witness: input.witness.clone(),
+        };
+        wrong.push((label.clone(), copy, other));
+    }
+    let (_, failures) = run_corpus(&wrong);
+    assert_eq!(failures.len(), 2 * wrong.len(), "{failures:?}");
+    for seed in [1, 2, REFERENCE_SEED] {
+        let w = Workload::from_seed(seed);
+        let v1 = w.compiled_v1_payload().unwrap();
+        let codes: Vec<Option<i8>> = BOTH
+            .iter()
+            .map(|&v| run(v, &with_payload(&w, &v1)).code())
+            .collect();
+        // A version 1 payload starts with its u32 leaf count: version byte 2 only for two
+        // leaves, and then the next byte is 0 (NoLeaves).
+        let expected = if v1[0] == 2 { 42 } else { 65 };
+        assert_eq!(codes, vec![Some(expected); 2], "seed {seed}");
+    }
 }
 
 #[test]

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Hand-made test vectors for the C verifier's host harness (contracts/c-verifier/host/run.sh).
+"""Hand-made test vectors for the C verifier's host harness (contracts/c-verifier/host/run.sh),
+in the compact format (version 2), the one the deployed verifiers read.
 
 Independent of the C and Rust code: hashing is Python's hashlib.blake2b with the CKB
-personalization, the MMR is built by hand, honest proofs are compiled per section 5 of
-docs/compiled-format.md, and expected codes of mutated payloads come from `spec_verify`, a
-line-by-line transcription of section 4. The worked example of section 6 is checked against
-the hashes printed in the spec.
+personalization, the MMR is built by hand, and both the honest proofs and the expected codes
+come from one recursion over leaf ranges (`evaluate`), not from the verifiers' leaf-by-leaf
+walk; the checks before the hashing are written out in the order of
+crates/compiled-proof/src/compact.rs. The worked example is checked byte for byte against
+crates/compiled-proof/tests/compact.rs.
 
 Writes contracts/c-verifier/host/vectors/*.vec (format: see contracts/c-verifier/host/harness.c). Deterministic (fixed seed).
 
     python3 contracts/c-verifier/host/gen_vectors.py [OUT_DIR]
 """
+import bisect
 import hashlib
 import os
 import random
@@ -72,182 +75,157 @@ def root_of(leaves):
     return bag([node_hash(leaves, s, h) for s, h in peaks_of(len(leaves))])
 
 
-# ---- compiler (section 5) ---------------------------------------------------------------
+# ---- the compact format (version 2): its shape, compiler and verifier -------------------
 
 
-def compile_proof(leaves, proved, bag_rhs=True):
-    """Honest payload proving leaf indexes `proved` (sorted, unique)."""
-    proved = sorted(set(proved))
-    pset = set(proved)
-    out = bytearray(struct.pack("<I", len(proved)))
-    for i in proved:
-        out += struct.pack("<Q", i) + leaves[i]
-    cmds = bytearray()
+def varint(value):
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def encode(proved, items):
+    """Version byte, count, index gaps, values, items: no checks (also for bad payloads)."""
+    out = bytearray([0x02]) + varint(len(proved))
+    nxt = 0
+    for i, _ in proved:
+        out += varint((i - nxt) % 2 ** 64)
+        nxt = i + 1
+    for _, v in proved:
+        out += v
+    for it in items:
+        out += it
+    return bytes(out)
+
+
+class Short(Exception):
+    pass
+
+
+def evaluate(leaf_count, proved, opaque, trailing):
+    """The root of the MMR in which the leaves `proved` {index: value} sit, by recursion over
+    leaf ranges. Every leafless node whose parent holds a proved leaf is opaque(first, h),
+    asked for in post-order (a node's own subtree before its sibling); a leafless peak before
+    the last peak with a proved leaf is opaque too; the peaks after it are trailing(peaks),
+    one hash for all of them."""
+    idx = sorted(proved)
 
     def holds(first, h):
-        return any(first <= i < first + (1 << h) for i in pset)
+        k = bisect.bisect_left(idx, first)
+        return k < len(idx) and idx[k] < first + (1 << h)
 
-    def emit(first, h):
+    def walk(first, h):
         if h == 0:
-            cmds.append(0x01)
-            return
+            return proved[first]
         half = 1 << (h - 1)
         lhas, rhas = holds(first, h - 1), holds(first + half, h - 1)
         if lhas and rhas:
-            emit(first, h - 1)
-            emit(first + half, h - 1)
-            cmds.append(0x02)
-        elif lhas:
-            emit(first, h - 1)
-            cmds.append(0x03)
-            cmds.extend(node_hash(leaves, first + half, h - 1))
-        else:
-            emit(first + half, h - 1)
-            cmds.append(0x03)
-            cmds.extend(node_hash(leaves, first, h - 1))
+            a = walk(first, h - 1)
+            return merge(a, walk(first + half, h - 1))
+        if lhas:
+            a = walk(first, h - 1)
+            return merge(a, opaque(first + half, h - 1))
+        b = walk(first + half, h - 1)
+        return merge(opaque(first, h - 1), b)
 
-    peaks = peaks_of(len(leaves))
-    k = 0
-    while k < len(peaks):
-        s, h = peaks[k]
-        if holds(s, h):
-            emit(s, h)
-            cmds.append(0x04)
-            k += 1
-            continue
-        rest = peaks[k:]
-        if bag_rhs and len(rest) >= 2 and not any(holds(a, b) for a, b in rest):
-            cmds.append(0x06)
-            cmds.extend(bag([node_hash(leaves, a, b) for a, b in rest]))
+    peaks = peaks_of(leaf_count)
+    last = max(k for k, (s, h) in enumerate(peaks) if holds(s, h))
+    hashes = []
+    for k, (s, h) in enumerate(peaks):
+        if k > last:
+            hashes.append(trailing(peaks[k:]))
             break
-        cmds.append(0x05)
-        cmds.extend(node_hash(leaves, s, h))
-        k += 1
-    return bytes(out + cmds)
+        hashes.append(walk(s, h) if holds(s, h) else opaque(s, h))
+    return bag(hashes)
 
 
-# ---- section 4, transcribed -------------------------------------------------------------
+def prove(leaf_count, proved, opaque):
+    """An honest payload for the leaves `proved` {index: value}, and the root; opaque(first, h)
+    is the hash of a leafless node."""
+    items = []
+
+    def give(first, h):
+        items.append(opaque(first, h))
+        return items[-1]
+
+    def trailing(peaks):
+        items.append(bag([opaque(s, h) for s, h in peaks]))
+        return items[-1]
+
+    root = evaluate(leaf_count, proved, give, trailing)
+    return encode(sorted(proved.items()), items), root
+
+
+def compile_proof(leaves, proved):
+    """Honest payload proving leaf indexes `proved` of the MMR of `leaves`."""
+    return prove(len(leaves), {i: leaves[i] for i in proved},
+                 lambda f, h: node_hash(leaves, f, h))[0]
 
 
 def spec_verify(payload, leaf_count, root):
+    """The exit code of a version 2 payload: the checks in the order of
+    crates/compiled-proof/src/compact.rs (steps 1-7), then the root."""
     if leaf_count == 0 or leaf_count >= 1 << 50:
         return 40
-    ln = len(payload)
-    if ln < 4:
+    if len(payload) == 0:
         return 41
-    n = struct.unpack_from("<I", payload, 0)[0]
+    if payload[0] != 0x02:
+        return 65
+    pos = 1
+
+    def read(truncated):
+        nonlocal pos
+        value = shift = 0
+        while True:
+            if pos == len(payload):
+                return truncated, None
+            byte = payload[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                if byte == 0 and shift != 0:
+                    return 66, None
+                return 0, value
+            shift += 7
+            if shift == 56:
+                return 67, None
+
+    code, n = read(41)
+    if code:
+        return code
     if n == 0:
         return 42
-    if ln - 4 < 40 * n:
+    indexes, nxt = [], 0
+    for _ in range(n):
+        code, gap = read(68)
+        if code:
+            return code
+        if nxt + gap >= leaf_count:
+            return 49
+        indexes.append(nxt + gap)
+        nxt = nxt + gap + 1
+    if len(payload) - pos < 32 * n:
         return 43
-    cmds = 4 + 40 * n
-    stack = []  # [first, height, hash]
-    base = used = 0
-    rem = leaf_count
-    st = {}
+    proved = {i: payload[pos + 32 * k:pos + 32 * k + 32] for k, i in enumerate(indexes)}
+    at = pos + 32 * n
 
-    def set_peak():
-        st["H"] = rem.bit_length() - 1
-        st["start"] = leaf_count - rem
-        st["end"] = st["start"] + (1 << st["H"])
-        st["next_min"] = st["start"]
+    def take(*_):
+        nonlocal at
+        if len(payload) - at < 32:
+            raise Short()
+        at += 32
+        return payload[at - 32:at]
 
-    set_peak()
-    pos = cmds
-    while True:
-        if pos == ln:
-            if rem != 0:
-                return 63
-            break
-        if rem == 0:
-            return 45
-        op = payload[pos]
-        pos += 1
-        if not 1 <= op <= 6:
-            return 44
-        item = None
-        if op in (3, 5, 6):
-            if ln - pos < 32:
-                return 46
-            item = payload[pos:pos + 32]
-            pos += 32
-        H = st["H"]
-        if op == 1:
-            if len(stack) == CAP:
-                return 47
-            if used == n:
-                return 48
-            rec = 4 + 40 * used
-            index = struct.unpack_from("<Q", payload, rec)[0]
-            value = payload[rec + 8:rec + 40]
-            used += 1
-            if index >= leaf_count:
-                return 49
-            if index < st["next_min"]:
-                return 50
-            if index >= st["end"]:
-                return 51
-            st["next_min"] = index + 1
-            stack.append([index, 0, value])
-        elif op == 2:
-            if len(stack) - base < 2:
-                return 54
-            l, r = stack[-2], stack[-1]
-            h = l[1]
-            if r[1] != h:
-                return 55
-            if l[0] & (1 << h) or r[0] != l[0] + (1 << h):
-                return 56
-            l[2] = merge(l[2], r[2])
-            l[1] = h + 1
-            stack.pop()
-        elif op == 3:
-            if len(stack) == base:
-                return 52
-            t = stack[-1]
-            h = t[1]
-            if h == H:
-                return 53
-            if t[0] & (1 << h) == 0:
-                t[2] = merge(t[2], item)
-            else:
-                t[2] = merge(item, t[2])
-            t[0] &= ~(1 << h)
-            t[1] = h + 1
-        elif op == 4:
-            if len(stack) == base:
-                return 57
-            if len(stack) - base > 1:
-                return 58
-            t = stack[-1]
-            if t[1] != H or t[0] != st["start"]:
-                return 59
-            base += 1
-            rem -= 1 << H
-            if rem:
-                set_peak()
-        elif op == 5:
-            if len(stack) != base:
-                return 60
-            stack.append([None, None, item])
-            base += 1
-            rem -= 1 << H
-            if rem:
-                set_peak()
-        else:
-            if len(stack) != base:
-                return 61
-            if bin(rem).count("1") < 2:
-                return 62
-            stack.append([None, None, item])
-            base += 1
-            rem = 0
-    if used != n:
-        return 64
-    acc = stack[-1][2]
-    for e in reversed(stack[:-1]):
-        acc = merge(acc, e[2])
-    return 0 if acc == root else 9
+    try:
+        got = evaluate(leaf_count, proved, take, take)
+    except Short:
+        return 46
+    if at != len(payload):
+        return 45
+    return 0 if got == root else 9
 
 
 # ---- lock level (mmr_lock) --------------------------------------------------------------
@@ -355,39 +333,36 @@ def worked_example(out):
     n01, n23 = merge(leaves[0], leaves[1]), merge(leaves[2], leaves[3])
     p0 = merge(n01, n23)
     root = merge(leaves[4], p0)
-    assert n01.hex() == "e994f19a5b320be7699c49732d5d6b029223e2bfdd128707a4c5991ef5d5b42f"
-    assert n23.hex() == "dbc88b2a558520c026895c35133f4806c37c665e88bfd9c3480805014a16c4c9"
-    assert p0.hex() == "fa6bd2cf74a79d1578c9546583aef8fa78fcf9a15c0d91c99a9122cc3ed7a87c"
     assert root.hex() == "723d067445ce7c39481a7a28195deb3c8946548b92c7b98fe6bcc78b4607684b"
-    spec_hex = (
-        "0200000000000000000000001111111111111111111111111111111111111111"
-        "1111111111111111111111110300000000000000444444444444444444444444"
-        "4444444444444444444444444444444444444444010322222222222222222222"
-        "2222222222222222222222222222222222222222222201033333333333333333"
-        "3333333333333333333333333333333333333333333333330204055555555555"
-        "555555555555555555555555555555555555555555555555555555")
-    payload = bytes.fromhex(spec_hex)
-    assert len(payload) == 187
+    # crates/compiled-proof/tests/compact.rs, worked_example: leaves 0 and 3 of 5
+    payload = bytes.fromhex("02020002" + "11" * 32 + "44" * 32 + "22" * 32 + "33" * 32 +
+                            "55" * 32)
+    assert len(payload) == 164
     assert compile_proof(leaves, [0, 3]) == payload
     assert root_of(leaves) == root
     size = 8
-    out.comment("docs/compiled-format.md section 6: the worked example and its listed rejections")
+    out.comment("the compact format's worked example (version 2) and its rejections")
+    with_head = lambda head: head + payload[4:]
     cases = [(payload, 0, "worked-example")]
     cases.append((payload[:-1], 46, "drop-last-byte"))
-    cases.append((payload[:-33], 63, "drop-last-33"))
+    cases.append((payload[:4 + 64], 46, "values-only"))
+    cases.append((payload[:4 + 63], 43, "values-cut"))
     cases.append((payload + b"\x00", 45, "append-00"))
-    cases.append((payload + b"\x01", 45, "append-01"))
-    cases.append((payload[:4] + struct.pack("<Q", 1) + payload[12:], 9, "first-index-1"))
-    cases.append((payload[:4] + struct.pack("<Q", 4) + payload[12:], 51, "first-index-4"))
-    cases.append((payload[:4] + payload[44:84] + payload[4:44] + payload[84:], 50, "swap-records"))
-    cases.append((struct.pack("<I", 3) + payload[4:], 44, "n-3"))
-    cases.append((struct.pack("<I", 5) + payload[4:], 43, "n-5"))
-    for at in (84, 85, 118, 119, 152, 153, 154):  # every opcode position
-        cases.append((payload[:at] + b"\x07" + payload[at + 1:], 44, "op07-at-%d" % at))
+    cases.append((payload + bytes(32), 45, "append-item"))
+    cases.append((with_head(b"\x02\x02\x01\x01"), 9, "first-index-1"))
+    cases.append((with_head(b"\x02\x03\x00\x02\x00"), 9, "three-leaves-claimed"))
+    cases.append((b"\x02\x01\x00" + payload[4:], 45, "one-leaf-claimed"))
+    cases.append((with_head(b"\x02\x02\x00\x04"), 49, "gap-4-names-leaf-5"))
+    cases.append((with_head(b"\x02\x02\x05\x00"), 49, "first-index-5"))
+    cases.append((with_head(b"\x01\x02\x00\x02"), 65, "version-1"))
+    cases.append((with_head(b"\x03\x02\x00\x02"), 65, "version-3"))
+    cases.append((with_head(b"\x00\x02\x00\x02"), 65, "version-0"))
+    cases.append((with_head(b"\x02\x00\x00\x02"), 42, "n-0"))
+    cases.append((with_head(b"\x02\x82\x00\x00\x02"), 66, "n-non-canonical"))
+    cases.append((with_head(b"\x02\x02\x80\x00\x02"), 66, "gap-non-canonical"))
     for pl, code, label in cases:
-        assert spec_verify(pl, 5, root) == code, label
+        assert spec_verify(pl, 5, root) == code, (label, spec_verify(pl, 5, root))
         out.p(pl, root, size, code, label)
-    # the same payload against other sizes and a wrong root
     out.p(payload, bytes(32), size, 9, "wrong-root")
     for s, code in ((7, 0), (9, 8), (0, 8), (MAX_MMR_SIZE + 1, 8)):
         lc = leaf_count_of(s)
@@ -397,9 +372,9 @@ def worked_example(out):
 
 
 def honest(out, rng):
-    out.comment("honest proofs: every non-empty subset for leaf_count 1..6, samples up to 33")
+    out.comment("honest proofs: every non-empty subset for leaf_count 1..6, samples up to 40")
     total = 0
-    for lc in range(1, 34):
+    for lc in range(1, 41):
         leaves = leaf_values(lc, lc)
         root = root_of(leaves)
         size = mmr_size_of(lc)
@@ -407,68 +382,77 @@ def honest(out, rng):
             subsets = [[i for i in range(lc) if m >> i & 1] for m in range(1, 1 << lc)]
         else:
             subsets = [[i] for i in range(lc)] + [list(range(lc))]
-            for _ in range(4):
+            for _ in range(6):
                 k = rng.randint(1, lc)
                 subsets.append(sorted(rng.sample(range(lc), k)))
         for sub in subsets:
-            # PEAK_PROOF for every leafless peak is always legal; BAG_RHS only for >= 2
-            with_bag = compile_proof(leaves, sub, bag_rhs=True)
-            without = compile_proof(leaves, sub, bag_rhs=False)
-            name = "lc%d-%s" % (lc, ",".join(map(str, sub)))
-            for pl, label in ((with_bag, name), (without, name + "-nobag")):
-                if label.endswith("-nobag") and pl == with_bag:
-                    continue
-                assert spec_verify(pl, lc, root) == 0, label
-                out.p(pl, root, size, 0, label)
-                total += 1
+            pl = compile_proof(leaves, sub)
+            label = "lc%d-%s" % (lc, ",".join(map(str, sub)))
+            assert spec_verify(pl, lc, root) == 0, label
+            out.p(pl, root, size, 0, label)
+            total += 1
     return total
 
 
+def header_len(pl):
+    """Bytes of the version, count and index varints of an honest payload."""
+    pos, groups, n = 1, 0, None
+    while n is None or groups < n + 1:
+        if pl[pos] < 0x80:
+            if n is None:
+                n = sum((pl[k] & 0x7F) << (7 * (k - 1)) for k in range(1, pos + 1))
+            groups += 1
+        pos += 1
+    return pos
+
+
 def mutations(out, rng):
-    out.comment("mutated honest proofs; expected codes from spec_verify (section 4 transcribed)")
-    for lc in list(range(1, 20)) + [31, 32, 33, 63, 64, 100]:
+    out.comment("mutated honest proofs; expected codes from spec_verify")
+    for lc in list(range(1, 20)) + [31, 32, 33, 63, 64, 100, 200, 1000]:
         leaves = leaf_values(lc, 1000 + lc)
         root = root_of(leaves)
         size = mmr_size_of(lc)
-        for _ in range(25):
+        for _ in range(30):
             k = rng.randint(1, min(lc, 6))
             sub = sorted(rng.sample(range(lc), k))
-            pl = bytearray(compile_proof(leaves, sub, bag_rhs=rng.random() < 0.7))
-            kind = rng.randrange(9)
-            if kind == 0:  # flip a byte
+            pl = bytearray(compile_proof(leaves, sub))
+            hl = header_len(pl)
+            kind = rng.randrange(10)
+            if kind == 0:  # flip a bit
                 i = rng.randrange(len(pl))
                 pl[i] ^= 1 << rng.randrange(8)
             elif kind == 1:  # truncate
                 del pl[rng.randrange(len(pl)):]
             elif kind == 2:  # append
                 pl += bytes([rng.randrange(256)]) * rng.randint(1, 40)
-            elif kind == 3:  # set an opcode byte of the command stream
-                start = 4 + 40 * k
-                if start < len(pl):
-                    pl[rng.randrange(start, len(pl))] = rng.randrange(0, 9)
-            elif kind == 4:  # change a leaf index
-                r = rng.randrange(k)
-                v = rng.choice([0, 1, lc - 1, lc, lc + 1, 2 ** 63, 2 ** 64 - 1,
-                                rng.randrange(lc)])
-                struct.pack_into("<Q", pl, 4 + 40 * r, v % 2 ** 64)
+            elif kind == 3:  # a header byte set to anything
+                pl[rng.randrange(hl)] = rng.choice([0, 1, 2, 0x7F, 0x80, 0x81, 0xFF,
+                                                    rng.randrange(256)])
+            elif kind == 4:  # a gap re-encoded: longer (non-canonical) or replaced
+                at = rng.randrange(2, hl)
+                if rng.random() < 0.5:
+                    pl[at:at + 1] = bytes([pl[at] | 0x80, 0x00])
+                else:
+                    pl[at:at + 1] = varint(rng.choice([lc, lc - 1, 2 ** 49, 2 ** 56 - 1,
+                                                       rng.randrange(lc)]))
             elif kind == 5:  # change n
-                struct.pack_into("<I", pl, 0, rng.choice([0, k - 1, k + 1, 2 ** 32 - 1]) % 2 ** 32)
-            elif kind == 6:  # delete a command-area byte range
-                start = 4 + 40 * k
-                if start < len(pl):
-                    a = rng.randrange(start, len(pl))
-                    del pl[a:a + rng.choice([1, 32, 33, 34])]
-            elif kind == 7:  # insert a command
-                start = 4 + 40 * k
-                a = rng.randrange(start, len(pl) + 1)
-                op = rng.randrange(1, 7)
-                ins = bytes([op]) + (bytes(32) if op in (3, 5, 6) else b"")
-                pl[a:a] = ins
-            else:  # duplicate a leaf record
-                r = rng.randrange(k)
-                rec = pl[4 + 40 * r:4 + 40 * r + 40]
-                pl[4 + 40 * r:4 + 40 * r] = rec
-                struct.pack_into("<I", pl, 0, k + 1)
+                pl[1:2] = varint(rng.choice([0, k - 1, k + 1, 127, 128, 2 ** 56 - 1]))
+            elif kind == 6:  # delete a range after the header
+                if hl < len(pl):
+                    a = rng.randrange(hl, len(pl))
+                    del pl[a:a + rng.choice([1, 31, 32, 33])]
+            elif kind == 7:  # insert a hash
+                a = hl + 32 * rng.randrange((len(pl) - hl) // 32 + 1)
+                pl[a:a] = rng.choice([bytes(32), root, leaves[0]])
+            elif kind == 8:  # swap two hashes (values or items)
+                m = (len(pl) - hl) // 32
+                if m >= 2:
+                    a, b = sorted(rng.sample(range(m), 2))
+                    x, y = hl + 32 * a, hl + 32 * b
+                    pl[x:x + 32], pl[y:y + 32] = pl[y:y + 32], pl[x:x + 32]
+            else:  # an eight-byte varint for a gap (too long with a continuation)
+                at = rng.randrange(2, hl)
+                pl[at:at + 1] = b"\x80" * rng.choice([7, 8]) + b"\x00"
             pl = bytes(pl)
             code = spec_verify(pl, lc, root)
             MUTATION_CODES[code] = MUTATION_CODES.get(code, 0) + 1
@@ -476,170 +460,85 @@ def mutations(out, rng):
 
 
 def crafted(out):
-    """Targeted rejections, codes reasoned by hand (and checked against spec_verify)."""
-    out.comment("crafted rejections, one or more per code 40-64")
-
-    def item(b):
-        return bytes([b]) * 32
-
-    def rec(i, v):
-        return struct.pack("<Q", i % 2 ** 64) + v
-
-    def hdr(n):
-        return struct.pack("<I", n)
-
+    """Targeted rejections, one or more per code of version 2, reasoned by hand (and
+    checked against spec_verify)."""
+    out.comment("crafted rejections: codes 41-43, 45, 46, 49, 65-68 and 9")
     L = leaf_values(64, 7)
     cases = []
-    # 1 leaf MMR: honest, and the root pushed as a proof item without leaves
     r1 = root_of(L[:1])
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x01\x04", 1, r1, 0, "lc1-honest"))
-    cases.append((hdr(0) + b"\x05" + r1, 1, r1, 42, "lc1-root-as-peak-proof"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x05" + r1, 1, r1, 64, "lc1-peak-proof-unused-leaf"))
+    cases.append((b"\x02\x01\x00" + L[0], 1, r1, 0, "lc1-honest"))
+    cases.append((b"\x02\x00" + r1, 1, r1, 42, "lc1-root-as-item-no-leaves"))
+    cases.append((b"\x02\x01\x00" + L[0] + r1, 1, r1, 45, "lc1-leaf-and-root"))
     cases.append((b"", 1, r1, 41, "empty"))
-    cases.append((b"\x01\x00\x00", 1, r1, 41, "3-bytes"))
-    cases.append((hdr(1), 1, r1, 43, "n1-no-record"))
-    cases.append((hdr(1) + rec(0, L[0])[:39], 1, r1, 43, "n1-39"))
-    cases.append((hdr(1) + rec(0, L[0]), 1, r1, 63, "no-commands"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x00", 1, r1, 44, "op00"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\xff", 1, r1, 44, "opff"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x01\x04\x04", 1, r1, 45, "trailing-peak"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x01\x04\xff", 1, r1, 45, "trailing-before-unknown"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x01\x03" + item(1)[:31], 1, r1, 46, "item-31"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x01\x03" + item(1), 1, r1, 53, "proof-over-peak"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x01\x01", 1, r1, 48, "leaves-exhausted"))
-    cases.append((hdr(1) + rec(1, L[0]) + b"\x01\x04", 1, r1, 49, "index-1-of-1"))
-    cases.append((hdr(1) + rec(2 ** 64 - 1, L[0]) + b"\x01\x04", 1, r1, 49, "index-max"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x03" + item(1), 1, r1, 52, "proof-empty"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x02", 1, r1, 54, "merge-empty"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x04", 1, r1, 57, "peak-empty"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x06" + r1, 1, r1, 62, "bag-one-peak"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x01\x05" + r1, 1, r1, 60, "peak-proof-pending"))
-    cases.append((hdr(1) + rec(0, L[0]) + b"\x01\x06" + r1, 1, r1, 61, "bag-pending"))
+    cases.append((b"\x02", 1, r1, 41, "version-only"))
+    cases.append((b"\x02\x80", 1, r1, 41, "count-cut"))
+    cases.append((b"\x01", 1, r1, 65, "version-1-only"))
+    cases.append((b"\x01\x00\x00\x00\x00" + L[0], 1, r1, 65, "v1-header"))
+    cases.append((b"\x02\x80\x00" + L[0], 1, r1, 66, "count-0-in-two-bytes"))
+    cases.append((b"\x02\x81\x00" + L[0], 1, r1, 66, "count-1-in-two-bytes"))
+    cases.append((b"\x02" + b"\x80" * 8, 1, r1, 67, "count-eight-continuations"))
+    cases.append((b"\x02" + b"\xff" * 7 + b"\x7f", 1, r1, 68, "count-2^56-1"))
+    cases.append((b"\x02\x01", 1, r1, 68, "no-index"))
+    cases.append((b"\x02\x01\x80", 1, r1, 68, "index-cut"))
+    cases.append((b"\x02\x01\x80\x00" + L[0], 1, r1, 66, "index-0-in-two-bytes"))
+    cases.append((b"\x02\x01" + b"\x80" * 7 + b"\x00" + L[0], 1, r1, 66, "index-0-in-eight"))
+    cases.append((b"\x02\x01" + b"\x80" * 8 + L[0], 1, r1, 67, "index-nine-bytes"))
+    cases.append((b"\x02\x01\x01" + L[0], 1, r1, 49, "index-1-of-1"))
+    cases.append((b"\x02\x01" + b"\xff" * 7 + b"\x7f" + L[0], 1, r1, 49, "index-2^56-1"))
+    cases.append((b"\x02\x01\x00", 1, r1, 43, "no-value"))
+    cases.append((b"\x02\x01\x00" + L[0][:31], 1, r1, 43, "value-31"))
+    cases.append((b"\x02\x01\x00" + L[0] + b"\x00", 1, r1, 45, "trailing-byte"))
     # 3 leaves (size 4): peaks (0,1) and (2,0)
     L3 = L[:3]
     r3 = root_of(L3)
     p0 = merge(L3[0], L3[1])
-    cases.append((hdr(1) + rec(2, L3[2]) + b"\x05" + p0 + b"\x01\x04", 3, r3, 0, "lc3-leaf2"))
-    cases.append((hdr(1) + rec(0, L3[0]) + b"\x01\x03" + L3[1] + b"\x04\x05" + L3[2], 3, r3, 0,
-                  "lc3-leaf0"))
-    cases.append((hdr(2) + rec(0, L3[0]) + rec(1, L3[1]) + b"\x01\x01\x02\x04\x05" + L3[2], 3, r3,
-                  0, "lc3-leaf01"))
-    cases.append((hdr(3) + rec(0, L3[0]) + rec(1, L3[1]) + rec(2, L3[2]) +
-                  b"\x01\x01\x02\x04\x01\x04", 3, r3, 0, "lc3-all"))
-    cases.append((hdr(2) + rec(0, L3[0]) + rec(1, L3[1]) + b"\x01\x01\x04", 3, r3, 58,
-                  "lc3-peak-pending"))
-    cases.append((hdr(2) + rec(1, L3[1]) + rec(0, L3[0]) + b"\x01\x01", 3, r3, 50, "lc3-unsorted"))
-    cases.append((hdr(2) + rec(0, L3[0]) + rec(0, L3[0]) + b"\x01\x01", 3, r3, 50, "lc3-dup"))
-    cases.append((hdr(1) + rec(2, L3[2]) + b"\x01", 3, r3, 51, "lc3-leaf2-in-peak0"))
-    cases.append((hdr(1) + rec(0, L3[0]) + b"\x01\x04", 3, r3, 59, "lc3-leaf-as-peak"))
-    cases.append((hdr(2) + rec(0, L3[0]) + rec(2, L3[2]) + b"\x01\x01", 3, r3, 51,
-                  "lc3-leaf2-before-peak"))
-    cases.append((hdr(2) + rec(0, L3[0]) + rec(1, L3[1]) + b"\x01\x03" + L3[1] + b"\x01\x02", 3,
-                  r3, 55, "lc3-merge-heights"))
-    cases.append((hdr(2) + rec(1, L3[1]) + rec(2, L3[2]) + b"\x05" + p0 + b"\x01", 3, r3, 50,
-                  "lc3-leaf-in-finished-peak"))
-    # bagged pair passed off as a peak: peaks (0,1) + (2,0) bagged as one PEAK_PROOF
-    cases.append((hdr(1) + rec(2, L3[2]) + b"\x05" + r3 + b"\x01\x04", 3, r3, 9,
-                  "lc3-bag-as-peak-proof"))
-    cases.append((hdr(1) + rec(0, L3[0]) + b"\x01\x03" + L3[1] + b"\x03" + L3[2] + b"\x04", 3, r3,
-                  53, "lc3-hash-over-peak"))
-    cases.append((hdr(1) + rec(0, L3[0]) + b"\x01\x03" + L3[1] + b"\x04\x06" + L3[2], 3, r3, 62,
-                  "lc3-bag-one-left"))
-    cases.append((hdr(1) + rec(0, L3[0]) + b"\x01\x03" + L3[1] + b"\x04", 3, r3, 63,
-                  "lc3-missing-peak"))
-    # 4 leaves: merge of non-siblings (1,0) + (2,0)
-    L4 = L[:4]
-    r4 = root_of(L4)
-    cases.append((hdr(2) + rec(1, L4[1]) + rec(2, L4[2]) + b"\x01\x01\x02", 4, r4, 56,
-                  "lc4-merge-not-siblings"))
-    cases.append((hdr(2) + rec(0, L4[0]) + rec(2, L4[2]) + b"\x01\x01\x02", 4, r4, 56,
-                  "lc4-merge-gap"))
-    # 7 leaves: BAG_RHS over peaks 1,2 with a leaf in peak 0
+    cases.append((b"\x02\x01\x02" + L3[2] + p0, 3, r3, 0, "lc3-leaf2"))
+    cases.append((b"\x02\x01\x00" + L3[0] + L3[1] + L3[2], 3, r3, 0, "lc3-leaf0"))
+    cases.append((b"\x02\x01\x00" + L3[0] + L3[1], 3, r3, 46, "lc3-leaf0-no-last-peak"))
+    cases.append((b"\x02\x01\x00" + L3[0] + L3[1] + L3[2][:31], 3, r3, 46, "lc3-item-31"))
+    cases.append((b"\x02\x02\x00\x00" + L3[0] + L3[1] + L3[2], 3, r3, 0, "lc3-leaf01"))
+    cases.append((b"\x02\x03\x00\x00\x00" + L3[0] + L3[1] + L3[2], 3, r3, 0, "lc3-all"))
+    cases.append((b"\x02\x02\x01\x00" + L3[1] + L3[2] + L3[0], 3, r3, 0, "lc3-leaf12"))
+    cases.append((b"\x02\x02\x00\x00" + L3[0] + L3[0] + L3[2], 3, r3, 9, "lc3-dup-value"))
+    cases.append((b"\x02\x02\x00\x02" + L3[0] + L3[1] + L3[2], 3, r3, 49, "lc3-gap-past"))
+    # the root (bagged peaks) passed off as the left peak
+    cases.append((b"\x02\x01\x02" + L3[2] + r3, 3, r3, 9, "lc3-bag-as-peak"))
+    # a leaf moved to another index changes a hashing side
+    cases.append((b"\x02\x01\x01" + L3[0] + L3[1] + L3[2], 3, r3, 9, "lc3-leaf0-at-1"))
+    # 7 leaves: one item bags the two leafless peaks on the right
     L7 = L[:7]
     r7 = root_of(L7)
     pk = [node_hash(L7, s, h) for s, h in peaks_of(7)]
-    pl = hdr(1) + rec(0, L7[0]) + b"\x01\x03" + L7[1] + b"\x03" + merge(L7[2], L7[3]) + b"\x04"
-    cases.append((pl + b"\x06" + merge(pk[2], pk[1]), 7, r7, 0, "lc7-bag-rhs"))
-    cases.append((pl + b"\x05" + pk[1] + b"\x05" + pk[2], 7, r7, 0, "lc7-peak-proofs"))
-    cases.append((pl + b"\x05" + pk[1] + b"\x06" + pk[2], 7, r7, 62, "lc7-bag-last"))
-    # stack overflow: 2^50 - 1 leaves would be needed for an honest 64-deep stack; instead
-    # push 64 leaves of a 64-leaf peak without merging, then one more.
-    recs = b"".join(rec(i, L[i]) for i in range(64))
+    pl = b"\x02\x01\x00" + L7[0] + L7[1] + merge(L7[2], L7[3])
+    cases.append((pl + merge(pk[2], pk[1]), 7, r7, 0, "lc7-bagged"))
+    cases.append((pl + pk[1] + pk[2], 7, r7, 45, "lc7-peaks-one-by-one"))
+    cases.append((pl + pk[1], 7, r7, 9, "lc7-one-peak-for-two"))
+    cases.append((pl, 7, r7, 46, "lc7-no-bag"))
+    # 64 leaves, all proved: no items at all
+    allv = b"".join(L)
     r64 = root_of(L)
-    cases.append((hdr(64) + recs + b"\x01" * 64, 64, r64, 63, "lc64-64-leaves-no-merge"))
-    # the 65th LEAF finds the stack full before it finds the leaves exhausted (L1 before L2)
-    cases.append((hdr(64) + recs + b"\x01" * 65, 64, r64, 47, "lc64-overflow-before-exhausted"))
-    cases.append((hdr(65) + recs + rec(0, L[0]) + b"\x01" * 65, 64, r64, 47, "lc64-overflow"))
+    cases.append((b"\x02\x40" + b"\x00" * 64 + allv, 64, r64, 0, "lc64-all"))
+    cases.append((b"\x02\x40" + b"\x00" * 64 + allv + L[0], 64, r64, 45, "lc64-all-extra"))
+    cases.append((b"\x02\x41" + b"\x00" * 64, 64, r64, 68, "lc64-65-claimed-64-given"))
+    # the 65th gap is the first value's first byte: an index past the MMR, or a cut varint
+    cases.append((b"\x02\x41" + b"\x00" * 64 + b"\x05" + allv, 64, r64, 49, "lc64-65-claimed"))
+    cases.append((b"\x02\x40" + b"\x00" * 63 + b"\x01" + allv, 64, r64, 49, "lc64-index-64"))
     for pl, lc, root, code, label in cases:
         got = spec_verify(pl, lc, root)
         assert got == code, (label, got, code)
         out.p(pl, root, mmr_size_of(lc), code, label)
 
 
-def sparse_proof(leaf_count, proved, bag_rhs=True):
+def sparse_proof(leaf_count, proved):
     """Honest payload and root for an MMR of leaf_count leaves (any size) in which only the
     proved leaves {index: value} are known; every leafless subtree gets a made-up hash."""
-    def fake(first, h):
-        return hashlib.sha256(b"node %d %d" % (first, h)).digest()
-
-    def holds(first, h):
-        return any(first <= i < first + (1 << h) for i in proved)
-
-    cmds = bytearray()
-
-    def emit(first, h):  # returns the node hash
-        if h == 0:
-            cmds.append(0x01)
-            return proved[first]
-        half = 1 << (h - 1)
-        lhas, rhas = holds(first, h - 1), holds(first + half, h - 1)
-        if lhas and rhas:
-            a = emit(first, h - 1)
-            b = emit(first + half, h - 1)
-            cmds.append(0x02)
-            return merge(a, b)
-        if lhas:
-            a = emit(first, h - 1)
-            b = fake(first + half, h - 1)
-            cmds.append(0x03)
-            cmds.extend(b)
-            return merge(a, b)
-        b = emit(first + half, h - 1)
-        a = fake(first, h - 1)
-        cmds.append(0x03)
-        cmds.extend(a)
-        return merge(a, b)
-
-    peaks = peaks_of(leaf_count)
-    hashes = []
-    k = 0
-    while k < len(peaks):
-        st, h = peaks[k]
-        if holds(st, h):
-            hashes.append(emit(st, h))
-            cmds.append(0x04)
-            k += 1
-            continue
-        rest = peaks[k:]
-        if bag_rhs and len(rest) >= 2 and not any(holds(a, b) for a, b in rest):
-            v = bag([fake(a, b) for a, b in rest])
-            cmds.append(0x06)
-            cmds.extend(v)
-            hashes.append(v)
-            break
-        v = fake(st, h)
-        cmds.append(0x05)
-        cmds.extend(v)
-        hashes.append(v)
-        k += 1
-    head = struct.pack("<I", len(proved)) + b"".join(
-        struct.pack("<Q", i) + proved[i] for i in sorted(proved))
-    return head + bytes(cmds), bag(hashes)
+    return prove(leaf_count, proved,
+                 lambda f, h: hashlib.sha256(b"node %d %d" % (f, h)).digest())
 
 
 def deep(out):
     """The largest MMRs the lock accepts: mmr_size 2^50 (leaf_count 2^49 + 1, peaks of
-    heights 49 and 0), a 49-level proof and the deepest honest stack (50 entries)."""
+    heights 49 and 0), 49-level proofs and the deepest honest stack (50 entries)."""
     out.comment("largest MMR (size 2^50, 2^49 + 1 leaves): deep proofs, deepest stack")
     lc = (1 << 49) + 1
     size = mmr_size_of(lc)
@@ -653,23 +552,23 @@ def deep(out):
                       ("end-of-peak0", [(1 << 49) - 1]), ("first-and-last", [0, lc - 1])):
         pl, root = sparse_proof(lc, {i: v(i) for i in idx})
         cases.append((pl, root, 0, name))
-    # 50 leaves: 0, 2^48, 2^48 + 2^47, ..., 2^49 - 1: the post-order stack reaches 50
+    # 50 leaves: 0, 2^48, 2^48 + 2^47, ..., 2^49 - 1: 49 nodes wait, then the last leaf
+    # of peak 0 pops them all; peak 1 is an item
     idx = [0] + [(1 << 49) - (1 << j) for j in range(48, -1, -1)]
     pl, root = sparse_proof(lc, {i: v(i) for i in idx})
     assert len(pl) < MAX_WITNESS - 20
     cases.append((pl, root, 0, "stack-50"))
-    # shifting: the last leaf claimed one index further, or inside peak 0
     pl, root = sparse_proof(lc, {lc - 1: v(0)})
     bad = bytearray(pl)
-    struct.pack_into("<Q", bad, 4, lc)
+    bad[2:2 + len(varint(lc - 1))] = varint(lc)
     cases.append((bytes(bad), root, 49, "index-leaf_count"))
-    struct.pack_into("<Q", bad, 4, lc - 2)
-    cases.append((bytes(bad), root, 50, "index-in-finished-peak"))
+    bad = bytearray(pl)
+    bad[2:2 + len(varint(lc - 1))] = varint(lc - 2)
+    cases.append((bytes(bad), root, 46, "index-in-other-peak"))  # it needs 49 items there
     for pl, root, code, label in cases:
         got = spec_verify(pl, lc, root)
         assert got == code, (label, got)
         out.p(pl, root, size, code, "deep-" + label)
-    # the same honest proof one size up is not an MMR size, and 2^50 + 1 is too large
     out.p(cases[0][0], cases[0][1], size + 1, 8, "deep-size+1")
 
 
@@ -678,6 +577,7 @@ def lock_vectors(out):
     L3 = leaf_values(3, 3)
     r3 = root_of(L3)
     good = compile_proof(L3, [1])
+    assert good[0] == 0x02
     args = args_of(r3, 4)
     cases = []
     cases.append((args, witness_args(good), 0, "ok"))

@@ -1,6 +1,6 @@
 /*
  * Native test harness for the C verifier: runs contracts/c-verifier/mmr_lock.h (lock plumbing + compiled
- * proof) and contracts/c-verifier/merge_blake2b.h on test vectors, with ckb-c-stdlib's blake2b.h compiled
+ * proof, the compact format, version 2) and contracts/c-verifier/merge_blake2b.h on test vectors, with ckb-c-stdlib's blake2b.h compiled
  * natively (the contract's exact C code, other than the syscalls), and
  * emulating the loads of contracts/c-verifier/verifier.c (args, witness 0 of the group inputs, and in owner
  * mode the lock hashes of a transaction whose only input is the lock's own cell, as
@@ -34,6 +34,13 @@
 #include "mmr_lock.h"
 
 #include "emulated_deps.h" /* the cell-dep loads, shared with tests/assurance */
+
+/* The payload format of mmr_lock.h: version 2 (compact), or version 1 with -DCP_FORMAT_V1. */
+#ifdef CP_FORMAT_V1
+#define CP_COMPUTE_ROOT cp_compute_root
+#else
+#define CP_COMPUTE_ROOT cc_compute_root
+#endif
 
 /* ---- the lock, as contracts/c-verifier/verifier.c runs it, with the syscalls emulated ------------------- */
 
@@ -369,15 +376,24 @@ static int test_input_lock_hash(void *ctx, uint64_t index, uint8_t out[32]) {
   return MMR_OK;
 }
 
-/* A compiled payload's leaves section (what mmr_find_owner reads) for up to 4 leaves. */
+/* A payload's leaves (what mmr_find_owner reads) for up to 4 leaves: version 2, n and n
+ * one-byte gaps before the values; version 1, 40-byte records after a 4-byte count. */
 static int owner_case(uint8_t (*leaves)[32], uint32_t n, uint8_t (*inputs)[32],
                       uint64_t count, uint64_t fail_at) {
   uint8_t payload[4 + 40 * 4];
   memset(payload, 0, sizeof payload);
+#ifdef CP_FORMAT_V1
   memcpy(payload, &n, 4);
   for (uint32_t i = 0; i < n; i++) {
     memcpy(payload + 4 + 40 * i + 8, leaves[i], 32);
   }
+#else
+  payload[0] = 0x02;
+  payload[1] = (uint8_t)n;
+  for (uint32_t i = 0; i < n; i++) {
+    memcpy(payload + 2 + n + 32 * i, leaves[i], 32);
+  }
+#endif
   test_inputs_t t = {inputs, count, fail_at};
   const mmr_owner_env_t env = {test_own_hash, test_input_lock_hash, &t};
   return mmr_find_owner(payload, &env);
@@ -607,7 +623,7 @@ int main(int argc, char **argv) {
     int rc = mmr_leaf_count(mmr_size, &leaves);
     uint8_t root[32];
     if (rc == MMR_OK) {
-      rc = cp_compute_root(payload, len, leaves, root);
+      rc = CP_COMPUTE_ROOT(payload, len, leaves, root);
     }
     free(payload);
     if (rc != MMR_OK) {
