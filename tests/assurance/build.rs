@@ -1,4 +1,4 @@
-//! Compiles the C verifier's core (`contracts/c-verifier/lock_common.h`, `contracts/c-verifier/compiled_proof.h`, shared with the
+//! Compiles the C verifier's core (`contracts/c-verifier/lock_common.h`, `compact_proof.h`, `compiled_proof.h`, shared with the
 //! contract) natively
 //! through `csrc/c_core.c` for the FFI adapter in `src/native.rs`.
 //!
@@ -7,7 +7,12 @@
 
 fn main() {
     let c_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/c-verifier");
-    for f in ["compiled_proof.h", "lock_common.h"] {
+    for f in [
+        "compact_proof.h",
+        "compiled_proof.h",
+        "proof_common.h",
+        "lock_common.h",
+    ] {
         println!("cargo:rerun-if-changed={}", c_dir.join(f).display());
     }
     println!(

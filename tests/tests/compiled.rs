@@ -115,7 +115,10 @@ fn corpus_codes_identical_in_vm() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Every code is reached, by both binaries alike (each equals the expected code).
     for code in V2_CODES.iter().chain(&LOCK_CODES).chain(&[0]) {
-        let n = codes.iter().filter(|c| c[0] == *code && c[1] == *code).count();
+        let n = codes
+            .iter()
+            .filter(|c| c[0] == *code && c[1] == *code)
+            .count();
         assert!(n > 0, "no vector reaches code {code} in both verifiers");
     }
 }

@@ -1,6 +1,7 @@
 //! Differential testing: a byte string (from libFuzzer, a corpus file or a PRNG) decodes to
 //! an honest proof of a small MMR plus a list of mutations; the mutated transaction inputs
-//! (args, witness 0 for each format) run through the three cores and the model.
+//! (args, witness 0 for each format: the baseline payload, and the compiled format's
+//! version 2, which the compiled contracts read) run through the three cores and the model.
 //!
 //! A [`Case`] is checked by [`check`]: compiled Rust and C return the same code; each
 //! verifier accepts iff the model does; every code is documented; nothing accepted claims a
@@ -9,7 +10,7 @@
 //! and compiled reach the same verdict, with the same code when it is a lock-level one.
 
 use crate::mmr::Mmr;
-use crate::model::{self, Cmd, Format};
+use crate::model::{self, Format};
 use crate::native;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -224,11 +225,13 @@ impl Truth {
         }
     }
 
-    /// Honest commands for `indexes` (any subset for small MMRs; the claims for synthetic).
-    fn honest_commands(&self, indexes: &[u64], bag_at: Option<usize>) -> Vec<Cmd> {
-        model::compiled_commands(self.leaf_count, indexes, bag_at, &mut |r| {
-            self.role_value(r)
-        })
+    /// Honest compact (version 2) items for `indexes` (any subset for small MMRs; the claims
+    /// for synthetic), in payload order.
+    fn honest_items(&self, indexes: &[u64]) -> Vec<[u8; 32]> {
+        crate::compact::roles(self.leaf_count, indexes)
+            .into_iter()
+            .map(|r| self.role_value(r))
+            .collect()
     }
 }
 
@@ -239,7 +242,7 @@ pub struct Case {
     pub args: Vec<u8>,
     /// Witness 0 of the baseline lock (`None`: no witness).
     pub baseline_witness: Option<Vec<u8>>,
-    /// Witness 0 of the compiled locks (Rust and C).
+    /// Witness 0 of the compiled locks (Rust and C): a version 2 (compact) payload.
     pub compiled_witness: Option<Vec<u8>>,
     /// Only mutations that do not depend on the payload format were applied.
     pub format_independent: bool,
@@ -247,10 +250,11 @@ pub struct Case {
     pub mutations: Vec<&'static str>,
 }
 
-/// A payload under mutation: structured while no byte-level mutation broke it.
+/// A compact (version 2) payload under mutation: structured while no byte-level mutation
+/// broke it.
 struct Compiled {
     leaves: Vec<(u64, [u8; 32])>,
-    cmds: Vec<Cmd>,
+    items: Vec<[u8; 32]>,
     bytes: Option<Vec<u8>>,
 }
 
@@ -263,7 +267,7 @@ struct Baseline {
 impl Compiled {
     fn bytes(&mut self) -> &mut Vec<u8> {
         if self.bytes.is_none() {
-            self.bytes = Some(model::encode_compiled(&self.leaves, &self.cmds));
+            self.bytes = Some(crate::compact::encode(&self.leaves, &self.items));
         }
         self.bytes.as_mut().unwrap()
     }
@@ -370,45 +374,38 @@ fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Compiled) -> &'static
     }
     let n = mmr.leaf_count;
     let size = mmr.mmr_size;
-    let nc = c.cmds.len();
+    let ni = c.items.len();
     match input.u8() % 12 {
-        0 if nc > 0 => {
-            c.cmds.remove(input.below(nc));
-            "drop command"
+        0 if ni > 0 => {
+            c.items.remove(input.below(ni));
+            "drop item"
         }
         1 => {
-            let op = 1 + input.below(6) as u8;
-            let cmd = Cmd::from_op(op, pool_value(input, mmr)).unwrap();
-            c.cmds.insert(input.below(nc + 1), cmd);
-            "insert command"
+            let v = pool_value(input, mmr);
+            c.items.insert(input.below(ni + 1), v);
+            "insert item"
         }
-        2 if nc > 1 => {
-            let i = input.below(nc - 1);
-            c.cmds.swap(i, i + 1);
-            "swap commands"
+        2 if ni > 1 => {
+            let i = input.below(ni - 1);
+            c.items.swap(i, i + 1);
+            "swap items"
         }
-        3 if nc > 0 => {
-            let i = input.below(nc);
-            let cmd = c.cmds[i];
-            c.cmds.insert(i, cmd);
-            "duplicate command"
+        3 if ni > 0 => {
+            let i = input.below(ni);
+            let v = c.items[i];
+            c.items.insert(i, v);
+            "duplicate item"
         }
-        4 if nc > 0 => {
-            let i = input.below(nc);
-            let item = c.cmds[i]
-                .item()
-                .copied()
-                .unwrap_or_else(|| pool_value(input, mmr));
-            c.cmds[i] = Cmd::from_op(1 + input.below(6) as u8, item).unwrap();
-            "change opcode"
+        4 if ni > 0 && !c.leaves.is_empty() => {
+            // An item and a leaf value trade places (a hash shifted between sections).
+            let i = input.below(ni);
+            let j = input.below(c.leaves.len());
+            std::mem::swap(&mut c.items[i], &mut c.leaves[j].1);
+            "swap item and value"
         }
-        5 if nc > 0 => {
-            let i = input.below(nc);
-            let op = c.cmds[i].opcode();
-            if op == 3 || op == 5 || op == 6 {
-                let v = pool_value(input, mmr);
-                c.cmds[i] = Cmd::from_op(op, v).unwrap();
-            }
+        5 if ni > 0 => {
+            let i = input.below(ni);
+            c.items[i] = pool_value(input, mmr);
             "replace item"
         }
         6 if !c.leaves.is_empty() => {
@@ -446,11 +443,10 @@ fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Compiled) -> &'static
             "move leaf"
         }
         10 if mmr.mmr.is_some() => {
-            // Commands of a different claim (e.g. a neighbour's honest stream).
+            // Items of a different claim (e.g. a neighbour's honest proof).
             let j = input.below(n as usize) as u64;
-            let bag = model::bag_points(n, &[j]).first().copied();
-            c.cmds = mmr.honest_commands(&[j], bag);
-            "commands of another leaf"
+            c.items = mmr.honest_items(&[j]);
+            "items of another leaf"
         }
         _ => mutate_bytes(input, c.bytes()),
     }
@@ -695,15 +691,12 @@ pub fn decode(data: &[u8]) -> Case {
     } else {
         mmr.claims.iter().map(|c| c.0).collect()
     };
-    let points = model::bag_points(n, &indexes);
-    let bag_at = match input.u8() % 3 {
-        0 => None,
-        _ if points.is_empty() => None,
-        _ => Some(points[input.below(points.len())]),
-    };
+    // Version 1 chose a bagging with this byte; version 2 has one shape per claim. Still
+    // read, so the corpus's inputs keep decoding to the same claims and mutations.
+    let _ = input.u8();
     let mut compiled = Compiled {
         leaves: indexes.iter().map(|&i| (i, mmr.leaf(i).unwrap())).collect(),
-        cmds: mmr.honest_commands(&indexes, bag_at),
+        items: mmr.honest_items(&indexes),
         bytes: None,
     };
     let baseline_items: Vec<[u8; 32]> = model::gen_proof_roles(n, &indexes)
@@ -819,6 +812,10 @@ impl Case {
                 Some(p) => p.leaves,
                 None => return false,
             },
+            Format::Compact => match crate::compact::parse(payload) {
+                Some(p) => p.leaves,
+                None => return false,
+            },
         };
         if leaves.is_empty() {
             return false;
@@ -832,7 +829,7 @@ impl Case {
         leaves.iter().all(|&(at, v)| {
             let index = match format {
                 Format::Baseline => model::leaf_index_of_pos(n, at),
-                Format::Compiled => Some(at).filter(|&i| i < n),
+                Format::Compiled | Format::Compact => Some(at).filter(|&i| i < n),
             };
             index.is_some_and(|i| t.leaf(i) == Some(v))
         })
@@ -841,7 +838,8 @@ impl Case {
     fn witness(&self, format: Format) -> Option<&[u8]> {
         match format {
             Format::Baseline => self.baseline_witness.as_deref(),
-            Format::Compiled => self.compiled_witness.as_deref(),
+            // The compiled verifiers read version 2; no case carries a version 1 witness.
+            Format::Compiled | Format::Compact => self.compiled_witness.as_deref(),
         }
     }
 
@@ -869,7 +867,7 @@ impl Case {
             return fail("undocumented exit code".into());
         }
         let mb = model::lock_accepts(Format::Baseline, &self.args, self.witness(Format::Baseline));
-        let mc = model::lock_accepts(Format::Compiled, &self.args, self.witness(Format::Compiled));
+        let mc = model::lock_accepts(Format::Compact, &self.args, self.witness(Format::Compact));
         if (b == 0) != mb {
             return fail(format!("baseline {b} but the model says accept={mb}"));
         }
@@ -879,7 +877,7 @@ impl Case {
         if b == 0 && !self.genuine(Format::Baseline) {
             return fail("FORGERY accepted by baseline".into());
         }
-        if r == 0 && !self.genuine(Format::Compiled) {
+        if r == 0 && !self.genuine(Format::Compact) {
             return fail("FORGERY accepted by the compiled verifiers".into());
         }
         if self.format_independent {

@@ -576,7 +576,10 @@ pub fn witness_lock(w: &[u8]) -> Option<&[u8]> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Baseline,
+    /// The compiled format's version 1 (command stream).
     Compiled,
+    /// The compiled format's version 2 (compact), what the compiled contracts read.
+    Compact,
 }
 
 /// Does the lock (of either format) have to accept these args and witness 0?
@@ -596,6 +599,7 @@ pub fn lock_accepts(format: Format, args: &[u8], witness: Option<&[u8]>) -> bool
     match format {
         Format::Baseline => baseline_accepts(payload, &root, leaf_count),
         Format::Compiled => compiled_accepts(payload, &root, leaf_count),
+        Format::Compact => crate::compact::accepts(payload, &root, leaf_count),
     }
 }
 

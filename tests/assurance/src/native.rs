@@ -78,6 +78,12 @@ pub unsafe extern "C" fn assurance_merge(out: *mut u8, left: *const u8, right: *
 
 extern "C" {
     fn assurance_c_verify(payload: *const u8, len: u64, leaf_count: u64, root: *const u8) -> i32;
+    fn assurance_c_verify_compact(
+        payload: *const u8,
+        len: u64,
+        leaf_count: u64,
+        root: *const u8,
+    ) -> i32;
     fn assurance_c_lock(
         args: *mut u8,
         args_len: u64,
@@ -129,7 +135,8 @@ pub fn baseline_payload(payload: &[u8], root: &[u8; 32], mmr_size: u64, leaf_cou
     code(result, |e| e.code())
 }
 
-/// `compiled_proof::verify` (payload level).
+/// `compiled_proof::verify`, version 1 (payload level): the exhaustive search of command
+/// streams. The contracts read version 2: [`compact_payload`].
 pub fn compiled_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
     code(
         compiled_proof::verify::<RefHasher>(payload, root, leaf_count),
@@ -137,7 +144,30 @@ pub fn compiled_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 
     )
 }
 
-/// The C core's `cp_verify` (payload level).
+/// `compiled_proof::compact::verify`, version 2 (payload level), what the compiled contract
+/// runs.
+pub fn compact_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
+    code(
+        compiled_proof::compact::verify::<RefHasher>(payload, root, leaf_count),
+        |e| e.code(),
+    )
+}
+
+/// The C core's `cc_verify`, version 2 (payload level).
+pub fn c_compact_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
+    // SAFETY: the C core reads at most `len` bytes of `payload` and 32 of `root`.
+    let rc = unsafe {
+        assurance_c_verify_compact(
+            payload.as_ptr(),
+            payload.len() as u64,
+            leaf_count,
+            root.as_ptr(),
+        )
+    };
+    rc as i8
+}
+
+/// The C core's `cp_verify`, version 1 (payload level).
 pub fn c_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
     // SAFETY: the C core reads at most `len` bytes of `payload` and 32 of `root`.
     let rc = unsafe {
@@ -214,7 +244,7 @@ pub fn baseline_lock_with_deps(args: &[u8], witness: Option<&[u8]>, deps: &[Cell
     })
 }
 
-/// The compiled Rust contract (`contracts/compiled-verifier`).
+/// The compiled Rust contract (`contracts/compiled-verifier`), on version 2 payloads.
 pub fn compiled_lock(args: &[u8], witness: Option<&[u8]>) -> i8 {
     compiled_lock_with_deps(args, witness, CODE_DEP_ONLY)
 }
@@ -222,11 +252,11 @@ pub fn compiled_lock(args: &[u8], witness: Option<&[u8]>) -> i8 {
 /// [`compiled_lock`] with the given cell deps.
 pub fn compiled_lock_with_deps(args: &[u8], witness: Option<&[u8]>, deps: &[CellDep]) -> i8 {
     rust_lock(args, witness, deps, |p, a| {
-        compiled_payload(p, a.root, a.leaf_count)
+        compact_payload(p, a.root, a.leaf_count)
     })
 }
 
-/// The C contract (`contracts/c-verifier/verifier.c`).
+/// The C contract (`contracts/c-verifier/verifier.c`), on version 2 payloads.
 pub fn c_lock(args: &[u8], witness: Option<&[u8]>) -> i8 {
     c_lock_with_deps(args, witness, CODE_DEP_ONLY)
 }
@@ -279,7 +309,7 @@ mod tests {
         // holds that MMR's root || mmr_size (its plain args).
         let mmr = Mmr::build(&[[1; 32], [2; 32], [3; 32]]);
         let baseline = model::witness_args(&model::honest_baseline(&mmr, &[1]));
-        let compiled = model::witness_args(&model::honest_compiled(&mmr, &[1]));
+        let compiled = model::witness_args(&crate::compact::honest(&mmr, &[1]));
         let codes = |args: &[u8], deps: &[CellDep]| {
             [
                 baseline_lock_with_deps(args, Some(&baseline), deps),

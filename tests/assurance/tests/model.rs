@@ -88,13 +88,29 @@ fn honest_proofs_match_upstream_and_are_accepted() {
             let baseline = model::honest_baseline(&mmr, &indexes);
             assert_eq!(baseline, w.baseline_payload(), "n {n} {indexes:?}");
             let compiled = model::honest_compiled(&mmr, &indexes);
-            assert_eq!(compiled, w.compiled_payload().unwrap(), "n {n} {indexes:?}");
+            assert_eq!(
+                compiled,
+                w.compiled_v1_payload().unwrap(),
+                "n {n} {indexes:?}"
+            );
+            let compact = assurance::compact::honest(&mmr, &indexes);
+            assert_eq!(compact, w.compiled_payload().unwrap(), "n {n} {indexes:?}");
             assert!(model::baseline_accepts(&baseline, &mmr.root, n));
             assert!(model::compiled_accepts(&compiled, &mmr.root, n));
+            assert!(assurance::compact::accepts(&compact, &mmr.root, n));
+            assert_eq!(
+                assurance::native::compact_payload(&compact, &mmr.root, n),
+                0
+            );
+            assert_eq!(
+                assurance::native::c_compact_payload(&compact, &mmr.root, n),
+                0
+            );
             let args = mmr.args();
             for (format, payload) in [
                 (model::Format::Baseline, &baseline),
                 (model::Format::Compiled, &compiled),
+                (model::Format::Compact, &compact),
             ] {
                 let w = model::witness_args(payload);
                 assert!(model::lock_accepts(format, &args, Some(&w)));
@@ -104,11 +120,11 @@ fn honest_proofs_match_upstream_and_are_accepted() {
                 0
             );
             assert_eq!(
-                assurance::native::compiled_lock(&args, Some(&model::witness_args(&compiled))),
+                assurance::native::compiled_lock(&args, Some(&model::witness_args(&compact))),
                 0
             );
             assert_eq!(
-                assurance::native::c_lock(&args, Some(&model::witness_args(&compiled))),
+                assurance::native::c_lock(&args, Some(&model::witness_args(&compact))),
                 0
             );
             // Every other bagging choice is valid too, for the model and both compiled cores.
@@ -144,6 +160,11 @@ fn the_spec_worked_example() {
     let compiled = model::honest_compiled(&mmr, &[0, 3]);
     assert_eq!(compiled.len(), 187);
     assert!(model::compiled_accepts(&compiled, &mmr.root, 5));
+    // Version 2: crates/compiled-proof/tests/compact.rs, worked_example.
+    let compact = assurance::compact::honest(&mmr, &[0, 3]);
+    assert_eq!(compact.len(), 164);
+    assert_eq!(&compact[..4], &[0x02, 0x02, 0x00, 0x02]);
+    assert!(assurance::compact::accepts(&compact, &mmr.root, 5));
     assert_eq!(model::honest_baseline(&mmr, &[0, 3]).len(), 184);
 }
 

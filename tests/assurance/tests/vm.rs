@@ -153,12 +153,12 @@ fn largest_witnesses_in_ckb_script() {
     let b = vm(Verifier::Baseline, &args, Some(&w));
     assert_eq!(b, 0, "baseline rejects its largest honest witness with {b}");
     assert_eq!(assurance::native::baseline_lock(&args, Some(&w)), 0);
-    // Compiled: as many leaves as fit with their LEAF/MERGE/PEAK commands.
+    // Compiled (version 2): as many leaves as fit, each a gap byte and its value.
     let mut n = n_base;
     let (mmr, w) = loop {
         let mmr = Mmr::with_leaf_count(n, 9);
         let all: Vec<u64> = (0..n).collect();
-        let w = model::witness_args(&model::honest_compiled(&mmr, &all));
+        let w = model::witness_args(&assurance::compact::honest(&mmr, &all));
         if w.len() <= 65536 {
             break (mmr, w);
         }

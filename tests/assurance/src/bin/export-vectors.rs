@@ -5,16 +5,15 @@
 //!
 //!   cargo run --release -p assurance --bin export-vectors -- OUT_DIR [CORPUS_DIR...]
 //!
-//! - `OUT_DIR/structural.vec`: P lines, every opcode skeleton of up to 4 commands (at most 2
-//!   items) for every leaf index 0..=n+1 of every MMR of 1..=9 leaves, and honest proofs of
-//!   every leaf subset of up to 7 leaves with every bagging choice;
+//! - `OUT_DIR/structural.vec`: P lines in the compiled format's version 2 (what the contracts
+//!   read): one leaf at every index 0..=n+1 of every MMR of 1..=9 leaves with 0..=6 items
+//!   (the MMR's nodes, its root, zero), and honest proofs of every leaf subset of up to 7
+//!   leaves;
 //! - `OUT_DIR/corpus.vec`: L lines (raw args and witness), every file of every CORPUS_DIR
 //!   decoded by assurance::diff (the fuzz corpus), compiled witness.
 
-use assurance::exhaustive::skeletons;
 use assurance::mmr::Mmr;
-use assurance::model::{self, Cmd};
-use assurance::{hex, native};
+use assurance::{compact, hex, native};
 use clap::Parser;
 use std::fmt::Write as _;
 
@@ -38,8 +37,8 @@ fn main() {
     let mut structural = String::new();
     let mut count = 0usize;
     let mut p_line = |s: &mut String, mmr: &Mmr, payload: &[u8], label: &str| {
-        let r = native::compiled_payload(payload, &mmr.root, mmr.leaf_count());
-        let c = native::c_payload(payload, &mmr.root, mmr.leaf_count());
+        let r = native::compact_payload(payload, &mmr.root, mmr.leaf_count());
+        let c = native::c_compact_payload(payload, &mmr.root, mmr.leaf_count());
         assert_eq!(r, c, "Rust and C differ on {}", hex(payload));
         let p = if payload.is_empty() {
             "-".to_string()
@@ -49,55 +48,40 @@ fn main() {
         writeln!(s, "P {p} {} {} {r} {label}", hex(&mmr.root), mmr.mmr_size()).unwrap();
         count += 1;
     };
-    let sk = skeletons(4, 2);
     for n in 1..=9u64 {
         let mmr = Mmr::with_leaf_count(n, 0x5eed);
-        let pool = mmr.value_pool();
+        let mut pool = mmr.value_pool();
+        pool.push([0; 32]);
         for index in 0..=n + 1 {
             let value = if index < n {
                 mmr.leaves[index as usize]
             } else {
                 pool[0]
             };
-            for ops in &sk {
-                let mut j = 0;
-                let cmds: Vec<Cmd> = ops
-                    .iter()
-                    .map(|&o| {
-                        j += 1;
-                        Cmd::from_op(o, pool[(j * 7) % pool.len()]).unwrap()
-                    })
-                    .collect();
-                let payload = model::encode_compiled(&[(index, value)], &cmds);
-                p_line(
-                    &mut structural,
-                    &mmr,
-                    &payload,
-                    &format!("n{n}-i{index}-ops{ops:?}").replace(' ', ""),
-                );
+            for k in 0..=6usize {
+                for start in [0, 3, 11] {
+                    let items: Vec<[u8; 32]> =
+                        (0..k).map(|j| pool[(start + 7 * j) % pool.len()]).collect();
+                    let payload = compact::encode(&[(index, value)], &items);
+                    p_line(
+                        &mut structural,
+                        &mmr,
+                        &payload,
+                        &format!("n{n}-i{index}-items{k}-from{start}"),
+                    );
+                }
             }
         }
         if n <= 7 {
             for m in 1..(1u64 << n) {
                 let indexes: Vec<u64> = (0..n).filter(|i| m >> i & 1 == 1).collect();
-                let choices = std::iter::once(None)
-                    .chain(model::bag_points(n, &indexes).into_iter().map(Some));
-                for bag in choices {
-                    let leaves: Vec<(u64, [u8; 32])> = indexes
-                        .iter()
-                        .map(|&i| (i, mmr.leaves[i as usize]))
-                        .collect();
-                    let payload = model::encode_compiled(
-                        &leaves,
-                        &model::honest_commands(&mmr, &indexes, bag),
-                    );
-                    p_line(
-                        &mut structural,
-                        &mmr,
-                        &payload,
-                        &format!("honest-n{n}-m{m}-bag{bag:?}"),
-                    );
-                }
+                let payload = compact::honest(&mmr, &indexes);
+                p_line(
+                    &mut structural,
+                    &mmr,
+                    &payload,
+                    &format!("honest-n{n}-m{m}"),
+                );
             }
         }
     }
