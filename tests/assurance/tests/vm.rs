@@ -127,9 +127,11 @@ fn mutated_transactions(cases: usize, seed: u64) {
         accepted > 50,
         "too few honest cases reached the VM: {accepted}"
     );
+    // Version 2 has 11 payload codes (40 is unreachable through the lock) where version 1
+    // had 25; with the lock's codes and acceptance, 15 of them at 4,000 cases.
     let distinct = seen.keys().filter(|(f, _)| *f == 'c').count();
     assert!(
-        distinct >= 20,
+        distinct >= 15,
         "the mutations reach only {distinct} compiled codes"
     );
 }
