@@ -102,7 +102,8 @@ enum Command {
 }
 
 const VECTORS_HELP: &str = "\
---count N prints N random MMRs (1..=5000 leaves, random subsets) whose leaf i is
+--count N prints N random MMRs (1..=M leaves, M = --max-leaves, one in five of at most
+64; random subsets) whose leaf i is
 ckb_hash(leaf_seed || i), both u64 LE zero-padded to 32 bytes, leaf_seed a decimal string.";
 
 const ACC_VECTORS_HELP: &str = "\
@@ -173,6 +174,13 @@ struct VectorsArgs {
     /// The random MMRs' seed
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
+    /// The random MMRs' most leaves
+    ///
+    /// A small M gives many lone leaves and whole-MMR proofs, the edge shapes of the
+    /// compiled format.
+    #[arg(long, value_name = "M", default_value_t = 5000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_leaves: u64,
 }
 
 fn format(s: &str) -> Result<Format, String> {
@@ -488,7 +496,7 @@ impl VectorLine {
 /// `vectors`: JSON lines of workloads for implementations in other languages to match.
 fn vectors(a: &VectorsArgs) -> Result<(), String> {
     use rand::{seq::index::sample, Rng, RngCore, SeedableRng};
-    let (count, seed, time) = (a.count, a.seed, a.time);
+    let (count, seed, time, max) = (a.count, a.seed, a.time, a.max_leaves);
     if a.reference {
         let (leaves, indexes) = ckb_mmr_sdk::seeded_leaves(ckb_mmr_sdk::REFERENCE_SEED);
         let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
@@ -514,10 +522,11 @@ fn vectors(a: &VectorsArgs) -> Result<(), String> {
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     for _ in 0..count {
-        // One in five is small (edge shapes: a lone leaf, few peaks), the rest up to 5000.
+        // One in five is small (edge shapes: a lone leaf, few peaks), the rest up to max
+        // (5000 unless given; the same draws as before --max-leaves existed).
         let leaf_count = match rng.gen_bool(0.2) {
-            true => rng.gen_range(1..=64u64),
-            false => rng.gen_range(1..=5000u64),
+            true => rng.gen_range(1..=max.min(64)),
+            false => rng.gen_range(1..=max),
         };
         let leaf_seed = rng.next_u64();
         let proved = match rng.gen_bool(0.1) {
