@@ -1,69 +1,47 @@
-// The compiler from an upstream proof to the compiled format (docs/compiled-format.md,
-// section 5): replay upstream verification to give every proof item its role (the sibling
-// of a node that derives from proved leaves, a whole leafless peak, or the bagging of all
-// remaining peaks), then emit each peak's proof tree in post-order.
+// The compiled verifiers' payload, the compact format (version 2, docs/compiled-format.md): a
+// version byte, the number of proved leaves and their index gaps as varints, the leaf values,
+// then the proof items in the order the verifier's walk takes them (section 4). The compiler
+// (section 5) replays upstream verification to give every `gen_proof` item its role (the
+// sibling of a node, a leafless peak, the bagging of the peaks right of the last proved leaf),
+// then walks each peak the way the verifier does.
 
 import { MmrLockError } from "./errors.js";
-import { bytes32, type MmrProof } from "./mmr.js";
-import { leafCountOf, leavesByPeak, nodePosition, proofSiblings, writeU32, writeU64 } from "./positions.js";
+import { bytes32, checkIndexes, type MmrProof } from "./mmr.js";
+import { bit, leafCountOf, leavesByPeak, nodePosition, proofSiblings } from "./positions.js";
 
-/** Opcodes of the compiled format. */
-export const Op = {
-  LEAF: 0x01,
-  MERGE: 0x02,
-  PROOF: 0x03,
-  PEAK: 0x04,
-  PEAK_PROOF: 0x05,
-  BAG_RHS: 0x06,
-} as const;
+/** The compact format's version byte, the payload's first. */
+export const COMPACT_VERSION = 0x02;
 
-/** One command: an opcode and, for PROOF, PEAK_PROOF and BAG_RHS, its 32-byte item. */
-export interface Command {
-  op: number;
-  item?: Uint8Array;
+/** A proved leaf as the payload holds it: its leaf index and 32-byte value. */
+export interface CompactLeaf {
+  index: number;
+  value: Uint8Array;
 }
 
-// What one peak becomes: a traversal of its proved leaves, or one item (PEAK_PROOF/BAG_RHS).
-type PeakPlan = { kind: "leaves" } | { kind: "item" | "bag"; item: Uint8Array };
+const TWO_32 = 0x100000000;
+// Leaf counts the verifiers accept are below this (spec, step 1), so indexes are too.
+const MAX_LEAF_COUNT = 2 ** 50;
 
-/** Sorted indexes in [lo, hi), found by binary search. */
-function anyIn(indexes: readonly number[], lo: number, hi: number): boolean {
-  let a = 0;
-  let b = indexes.length;
-  while (a < b) {
-    const mid = (a + b) >>> 1;
-    if (indexes[mid] < lo) a = mid + 1;
-    else b = mid;
-  }
-  return a < indexes.length && indexes[a] < hi;
+// The highest bit in which `a` and `b` (distinct, below 2^51) differ; the 32-bit operators
+// only see the low word, so the two words are compared apart.
+function highestDifferingBit(a: number, b: number): number {
+  const hi = (Math.floor(a / TWO_32) ^ Math.floor(b / TWO_32)) >>> 0;
+  if (hi !== 0) return 63 - Math.clz32(hi);
+  return 31 - Math.clz32(((a % TWO_32) ^ (b % TWO_32)) >>> 0);
 }
 
 /**
- * The command stream for `proof`. Throws NOT_A_LEAF, INDEXES_NOT_ASCENDING, EMPTY,
- * MMR_SIZE_INVALID or PROOF_SHAPE (items too few, too many, or in a shape upstream would
- * bag into a wrong root). Hashes are not checked here.
+ * The items of `proof` (upstream `proof_items()` order) in the order the version 2 verifier
+ * takes them. Throws MMR_SIZE_INVALID, EMPTY, INDEX_OUT_OF_RANGE, INDEXES_NOT_ASCENDING,
+ * BAD_LENGTH, or PROOF_SHAPE: items too few or too many, a shape upstream would bag into a
+ * wrong root, or two or more leafless peaks right of the last proved leaf given one item
+ * each (version 2 takes their bagging, one item, as `gen_proof` and `Mmr.proof` give it).
+ * Hashes are not checked here.
  */
-export function compileCommands(proof: MmrProof): Command[] {
+export function compactItems(proof: MmrProof): Uint8Array[] {
   const leafCount = leafCountOf(proof.mmrSize);
-  if (proof.leaves.length === 0) {
-    throw new MmrLockError("EMPTY", "a proof needs at least one proved leaf");
-  }
   const indexes = proof.leaves.map((l) => l.index);
-  for (let k = 0; k < indexes.length; k++) {
-    const i = indexes[k];
-    if (!Number.isSafeInteger(i) || i < 0 || i >= leafCount) {
-      throw new MmrLockError(
-        "NOT_A_LEAF",
-        `leaf index ${i} is not a leaf of an MMR of ${leafCount} leaves`,
-      );
-    }
-    if (k > 0 && i <= indexes[k - 1]) {
-      throw new MmrLockError(
-        "INDEXES_NOT_ASCENDING",
-        `proved leaves must be strictly ascending: ${i} follows ${indexes[k - 1]}`,
-      );
-    }
-  }
+  checkIndexes(indexes, leafCount);
   const items = proof.items.map((item, k) => bytes32(item, `proof item ${k}`));
   let nextItem = 0;
   const missing = () =>
@@ -72,10 +50,10 @@ export function compileCommands(proof: MmrProof): Command[] {
       `the proof has ${items.length} items, fewer than verifying these ${indexes.length} leaves needs`,
     );
 
-  // Replay upstream verification: siblings by node position, and a plan per peak.
+  // Replay upstream verification: siblings by node position, one item per leafless peak.
   const byPeak = leavesByPeak(indexes, leafCount);
   const siblings = new Map<number, Uint8Array>();
-  const plans: PeakPlan[] = [];
+  const peakItems: Uint8Array[] = [];
   let exhaustedAt = -1;
   for (let k = 0; k < byPeak.length; k++) {
     const { peak, leaves } = byPeak[k];
@@ -84,22 +62,20 @@ export function compileCommands(proof: MmrProof): Command[] {
         exhaustedAt = k;
         break;
       }
-      plans.push({ kind: "item", item: items[nextItem++] });
+      peakItems[k] = items[nextItem++];
       continue;
     }
     for (const position of proofSiblings(leaves, peak.height)) {
       if (nextItem === items.length) throw missing();
       siblings.set(position, items[nextItem++]);
     }
-    plans.push({ kind: "leaves" });
   }
+  // Upstream stops at the first peak left without an item and takes the one before for the
+  // bagging of all the remaining peaks: right only if that was a leafless peak's item and no
+  // later peak holds a leaf.
   if (exhaustedAt >= 0) {
-    // Upstream stops here and takes the previous item for the bagging of all remaining
-    // peaks: right only if it was a leafless peak's item and no later peak holds a leaf.
-    const last = plans.pop();
     const laterLeaves = byPeak.slice(exhaustedAt).some((p) => p.leaves.length > 0);
-    if (last === undefined || last.kind !== "item" || laterLeaves) throw missing();
-    plans.push({ kind: "bag", item: last.item });
+    if (exhaustedAt === 0 || peakItems[exhaustedAt - 1] === undefined || laterLeaves) throw missing();
   }
   if (nextItem !== items.length) {
     throw new MmrLockError(
@@ -108,75 +84,109 @@ export function compileCommands(proof: MmrProof): Command[] {
     );
   }
 
-  const commands: Command[] = [];
-  const emit = (first: number, height: number): void => {
-    if (height === 0) {
-      commands.push({ op: Op.LEAF });
-      return;
-    }
-    const h = height - 1;
-    const right = first + 2 ** h;
-    const hasLeft = anyIn(indexes, first, right);
-    const hasRight = anyIn(indexes, right, right + 2 ** h);
-    if (hasLeft && hasRight) {
-      emit(first, h);
-      emit(right, h);
-      commands.push({ op: Op.MERGE });
-      return;
-    }
-    const [child, other] = hasLeft ? [first, right] : [right, first];
-    emit(child, h);
-    const item = siblings.get(nodePosition(other, h));
-    if (item === undefined) throw missing();
-    commands.push({ op: Op.PROOF, item });
-  };
-  plans.forEach((plan, k) => {
-    if (plan.kind === "leaves") {
-      emit(byPeak[k].peak.first, byPeak[k].peak.height);
-      commands.push({ op: Op.PEAK });
-    } else {
-      commands.push({ op: plan.kind === "item" ? Op.PEAK_PROOF : Op.BAG_RHS, item: plan.item });
-    }
+  const out: Uint8Array[] = [];
+  let lastWithLeaves = -1;
+  byPeak.forEach((p, k) => {
+    if (p.leaves.length > 0) lastWithLeaves = k;
   });
-  return commands;
+  for (let k = 0; k < byPeak.length; k++) {
+    const { peak, leaves } = byPeak[k];
+    if (leaves.length === 0) {
+      out.push(peakItems[k]);
+      // The first leafless peak right of the last proved leaf, with more peaks after it: its
+      // item must be upstream's bagging of it and all the rest, and the walk ends here.
+      if (k > lastWithLeaves && k < byPeak.length - 1) {
+        if (exhaustedAt !== k + 1) {
+          throw new MmrLockError(
+            "PROOF_SHAPE",
+            `the ${byPeak.length - k} peaks right of the last proved leaf are given one item each; ` +
+              "the compact format takes their bagging as one item (as Mmr.proof and gen_proof give it)",
+          );
+        }
+        break;
+      }
+      continue;
+    }
+    // The verifier's walk: each leaf rises to the height where the next one of this peak
+    // joins it (or to the peak); a right child whose left sibling subtree holds the previous
+    // leaf merges with that waiting node, every other step takes an item.
+    const pending: boolean[] = [];
+    leaves.forEach((index, j) => {
+      const stop = j + 1 < leaves.length ? highestDifferingBit(index, leaves[j + 1]) : peak.height;
+      let first = index;
+      for (let h = 0; h < stop; h++) {
+        const right = bit(index, h);
+        if (right && pending[h]) {
+          pending[h] = false;
+        } else {
+          const item = siblings.get(nodePosition(right ? first - 2 ** h : first + 2 ** h, h));
+          if (item === undefined) throw missing();
+          out.push(item);
+        }
+        if (right) first -= 2 ** h;
+      }
+      if (stop < peak.height) pending[stop] = true;
+    });
+  }
+  return out;
 }
 
-/** Serialises leaf records `(index, value)` and commands into a compiled payload. */
-export function encodeCompiled(
-  leaves: readonly { index: number; value: Uint8Array }[],
-  commands: readonly Command[],
-): Uint8Array {
-  if (leaves.length > 0xffffffff) {
-    throw new MmrLockError("TOO_MANY_LEAVES", `${leaves.length} leaves do not fit a u32 count`);
+// Appends `value` (a non-negative safe integer) as an unsigned LEB128 varint: 7 bits per
+// byte, low groups first, the high bit set on every byte but the last.
+function pushVarint(out: number[], value: number): void {
+  while (value >= 0x80) {
+    out.push((value % 0x80) | 0x80);
+    value = Math.floor(value / 0x80);
   }
-  let size = 4 + 40 * leaves.length;
-  for (const c of commands) size += c.item === undefined ? 1 : 33;
-  const out = new Uint8Array(size);
-  writeU32(out, 0, leaves.length);
-  let at = 4;
-  for (const leaf of leaves) {
-    writeU64(out, at, leaf.index);
-    out.set(leaf.value, at + 8);
-    at += 40;
-  }
-  for (const c of commands) {
-    out[at++] = c.op;
-    if (c.item !== undefined) {
-      out.set(c.item, at);
-      at += 32;
+  out.push(value);
+}
+
+/**
+ * Serialises proved leaves (strictly ascending leaf indexes, 32-byte values) and items (in the
+ * verifier's order, see `compactItems`) into a version 2 payload, as given: the MMR is not
+ * known here, so nothing says the items fit it. Throws EMPTY, INDEX_OUT_OF_RANGE,
+ * INDEXES_NOT_ASCENDING or BAD_LENGTH for what cannot be written.
+ */
+export function encodeCompact(leaves: readonly CompactLeaf[], items: readonly Uint8Array[]): Uint8Array {
+  const indexes = leaves.map((l) => l.index);
+  indexes.forEach((i, k) => {
+    if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_LEAF_COUNT) {
+      throw new MmrLockError(
+        "INDEX_OUT_OF_RANGE",
+        `leaf index ${i} (at ${k}) is not the index of a leaf of any MMR (integers 0 to 2^50 - 1)`,
+      );
     }
+  });
+  // Range is checked above: this adds EMPTY and INDEXES_NOT_ASCENDING, in the kit's words.
+  checkIndexes(indexes, MAX_LEAF_COUNT);
+  const values = leaves.map((l) => bytes32(l.value, `leaf ${l.index}`));
+  const hashes = items.map((item, k) => bytes32(item, `proof item ${k}`));
+  const header: number[] = [COMPACT_VERSION];
+  pushVarint(header, leaves.length);
+  let next = 0;
+  for (const { index } of leaves) {
+    pushVarint(header, index - next);
+    next = index + 1;
+  }
+  const out = new Uint8Array(header.length + 32 * (values.length + hashes.length));
+  out.set(header, 0);
+  let at = header.length;
+  for (const hash of [...values, ...hashes]) {
+    out.set(hash, at);
+    at += 32;
   }
   return out;
 }
 
 /**
- * The compiled payload (`WitnessArgs.lock` of the compiled and C verifiers) for `proof`:
- * byte for byte what `compiled_proof::compile` and tx-generator produce.
+ * The compiled payload (`WitnessArgs.lock` of the compiled and C verifiers) for `proof`, in
+ * the compact format (version 2): byte for byte what `compiled_proof::compile_compact`,
+ * tx-generator and the Rust SDK produce. Throws as `compactItems` does.
  */
 export function compiledPayload(proof: MmrProof): Uint8Array {
-  const commands = compileCommands(proof);
-  return encodeCompiled(
-    proof.leaves.map((l) => ({ index: l.index, value: bytes32(l.value, `leaf ${l.index}`) })),
-    commands,
+  const items = compactItems(proof);
+  return encodeCompact(
+    proof.leaves.map((l) => ({ index: l.index, value: l.value })),
+    items,
   );
 }

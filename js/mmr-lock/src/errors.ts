@@ -12,10 +12,11 @@ export type MmrLockErrorCode =
   | "MMR_SIZE_INVALID"
   /** A position that is not a leaf of the MMR. */
   | "NOT_A_LEAF"
-  /** Proof items that do not fit the positions: too few, too many, or a shape upstream
-   * verification would bag into a wrong root. */
+  /** Proof items that do not fit the positions: too few, too many, a shape upstream
+   * verification would bag into a wrong root, or (compiled payload) two or more leafless peaks
+   * right of the last proved leaf given one by one instead of bagged into one item. */
   | "PROOF_SHAPE"
-  /** More leaves than the payload's u32 count can hold. */
+  /** More leaves or items than a u32 count can hold (the baseline and accumulator payloads). */
   | "TOO_MANY_LEAVES"
   /** Owner mode: the owner's lock hash is not one of the proved leaves. */
   | "OWNER_NOT_PROVED"

@@ -9,7 +9,7 @@ export {
   positionToLeafIndex,
 } from "./positions.js";
 export { Mmr, bytes32, checkIndexes, type MmrProof, type ProvedLeaf } from "./mmr.js";
-export { compileCommands, compiledPayload, encodeCompiled, Op, type Command } from "./compiled.js";
+export { COMPACT_VERSION, compactItems, compiledPayload, encodeCompact, type CompactLeaf } from "./compiled.js";
 export { baselinePayload } from "./baseline.js";
 export {
   FLAG_OWNER,

@@ -12,7 +12,7 @@ test("the bench script runs (2 runs per round, a 5,000-leaf MMR)", () => {
     env: { ...process.env, BENCH_RUNS: "2", BENCH_LEAVES: "5000" },
     encoding: "utf8",
   });
-  assert.match(out, /round 3: 2520 leaves, 76 proved, mmr_size 5034, payload 13855 bytes: Node [\d.]+ ms/);
+  assert.match(out, /round 3: 2520 leaves, 76 proved, mmr_size 5034, payload 12847 bytes: Node [\d.]+ ms/);
   assert.match(out, /median Node\/Rust ratio: [\d.]+x/);
   assert.match(out, /5,000-leaf MMR:\n  append: \d+ ms/);
   assert.match(out, /mmr_size 9995/);

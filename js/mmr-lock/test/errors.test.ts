@@ -7,6 +7,7 @@ import {
   MmrLockError,
   baselinePayload,
   compiledPayload,
+  encodeCompact,
   leafCountOf,
   lockArgs,
   parseLockArgs,
@@ -54,8 +55,32 @@ test("sizes, positions, args and proof shapes are checked", () => {
   const proof = mmr5().proof([0, 3]);
   refused(() => compiledPayload({ ...proof, items: proof.items.slice(1) }), "PROOF_SHAPE", /fewer than/);
   refused(() => compiledPayload({ ...proof, items: [...proof.items, leaf(9)] }), "PROOF_SHAPE", /use only 3/);
-  refused(() => compiledPayload({ ...proof, leaves: [...proof.leaves].reverse() }), "INDEXES_NOT_ASCENDING", /3 follows|0 follows 3/);
+  refused(() => compiledPayload({ ...proof, leaves: [...proof.leaves].reverse() }), "INDEXES_NOT_ASCENDING", /leaf index 0 \(at 1\) follows 3/);
+  refused(() => compiledPayload({ ...proof, leaves: [] }), "EMPTY", /no leaf index to prove/);
+  refused(() => compiledPayload({ ...proof, leaves: [{ ...proof.leaves[0], index: 5 }] }), "INDEX_OUT_OF_RANGE", /leaf index 5 .* 5 leaves/);
+  refused(() => compiledPayload({ ...proof, mmrSize: 9 }), "MMR_SIZE_INVALID", /mmr_size 9 is not the size of any MMR/);
+  refused(() => compiledPayload({ ...proof, items: [proof.items[0], new Uint8Array(31), proof.items[2]] }), "BAD_LENGTH", /proof item 1 must be 32 bytes, got 31/);
+  refused(() => compiledPayload({ ...proof, leaves: [{ ...proof.leaves[0], value: new Uint8Array(33) }, proof.leaves[1]] }), "BAD_LENGTH", /leaf 0 must be 32 bytes, got 33/);
+  // 7 leaves (peaks of 4, 2, 1), leaf 0 proved: the two right peaks one by one instead of bagged.
+  const seven = Mmr.from([0, 1, 2, 3, 4, 5, 6].map(leaf));
+  const one = seven.proof([0]);
+  refused(
+    () => compiledPayload({ ...one, items: [...one.items.slice(0, -1), seven.node(9), seven.node(10)] }),
+    "PROOF_SHAPE",
+    /the 2 peaks right of the last proved leaf are given one item each; the compact format takes their bagging/,
+  );
   refused(() => baselinePayload({ ...proof, leaves: [proof.leaves[0], proof.leaves[0]] }), "INDEXES_NOT_ASCENDING", /twice/);
+});
+
+test("encodeCompact refuses what a payload cannot hold", () => {
+  const v = new Uint8Array(32);
+  refused(() => encodeCompact([], []), "EMPTY", /no leaf index to prove/);
+  refused(() => encodeCompact([{ index: -1, value: v }], []), "INDEX_OUT_OF_RANGE", /leaf index -1 \(at 0\) is not the index of a leaf of any MMR/);
+  refused(() => encodeCompact([{ index: 2 ** 50, value: v }], []), "INDEX_OUT_OF_RANGE", /integers 0 to 2\^50 - 1/);
+  refused(() => encodeCompact([{ index: 0.5, value: v }], []), "INDEX_OUT_OF_RANGE", /leaf index 0\.5/);
+  refused(() => encodeCompact([{ index: 4, value: v }, { index: 4, value: v }], []), "INDEXES_NOT_ASCENDING", /given twice/);
+  refused(() => encodeCompact([{ index: 4, value: new Uint8Array(31) }], []), "BAD_LENGTH", /leaf 4 must be 32 bytes/);
+  refused(() => encodeCompact([{ index: 4, value: v }], [v, new Uint8Array(0)]), "BAD_LENGTH", /proof item 1 must be 32 bytes, got 0/);
 });
 
 test("spendCell with bad indexes sends nothing; with good ones it does reach the node", async () => {

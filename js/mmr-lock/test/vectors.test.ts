@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { hexFrom, hashCkb } from "@ckb-ccc/core";
-import { Mmr, baselinePayload, compiledPayload, lockArgs, merge, witness, type MmrProof } from "../src/index.js";
+import { Mmr, baselinePayload, compiledPayload, lockArgs, merge, peaksOf, witness, type MmrProof } from "../src/index.js";
 import { vectorLeaves, vectors, type Vector } from "./repo.js";
 
 const REFERENCE_SEED = "1680833947559458126";
@@ -43,11 +43,37 @@ test("1,000 random MMRs (1..5000 leaves, random subsets) equal tx-generator's", 
     leaves += v.leaf_count;
     proved += v.indexes.length;
   });
-  // The generator covers what it claims: lone leaves, large MMRs, large subsets.
+  // The generator covers what it claims: lone leaves, large MMRs, large subsets, gaps
+  // between proved leaves that take two varint bytes.
   assert.ok(all.some((v) => v.leaf_count === 1 || v.leaf_count === 2));
+  assert.ok(all.filter((v) => v.indexes.some((i, k) => i - (k === 0 ? 0 : v.indexes[k - 1] + 1) >= 0x80)).length > 100);
   assert.ok(all.some((v) => v.leaf_count > 4500));
   assert.ok(all.some((v) => v.indexes.length > 1000));
   assert.ok(leaves > 1_000_000 && proved > 50_000, `${leaves} leaves, ${proved} proved`);
+});
+
+test("2,000 random MMRs of 1..16 leaves equal tx-generator's: the compact format's edge shapes", () => {
+  const all = vectors(["--count", "2000", "--seed", "20261126", "--max-leaves", "16"]);
+  assert.equal(all.length, 2000);
+  all.forEach((v, k) => check(v, vectorLeaves(v.leaf_seed!, v.leaf_count, merge), `small vector ${k} (leaf_seed ${v.leaf_seed})`));
+  const count = (shape: (v: Vector) => boolean) => all.filter(shape).length;
+  const lastIndex = (v: Vector) => v.indexes[v.indexes.length - 1];
+  const shapes = {
+    "a single-leaf MMR": count((v) => v.leaf_count === 1),
+    "every leaf of several proved": count((v) => v.leaf_count > 1 && v.indexes.length === v.leaf_count),
+    "a proved leaf in the last of several peaks": count((v) => {
+      const peaks = peaksOf(v.leaf_count);
+      return peaks.length > 1 && lastIndex(v) >= peaks[peaks.length - 1].first;
+    }),
+    "leafless peaks before a proved one": count((v) => v.indexes[0] >= peaksOf(v.leaf_count)[0].first + 2 ** peaksOf(v.leaf_count)[0].height),
+    "two or more leafless peaks right of the last proved leaf, bagged": count(
+      (v) => peaksOf(v.leaf_count).filter((p) => p.first > lastIndex(v)).length >= 2,
+    ),
+    "one leafless peak right of the last proved leaf": count(
+      (v) => peaksOf(v.leaf_count).filter((p) => p.first > lastIndex(v)).length === 1,
+    ),
+  };
+  for (const [shape, n] of Object.entries(shapes)) assert.ok(n >= 50, `${shape}: ${n} vectors`);
 });
 
 test("the vector leaves are CKB hashes (hashCkb agrees with the kit's merge)", () => {
@@ -65,4 +91,20 @@ test("compiling tx-generator's own proof items gives its compiled payload", () =
     };
     assert.equal(hexFrom(compiledPayload(proof)), v.compiled);
   }
+});
+
+test("the worked example of crates/compiled-proof/tests/compact.rs, byte for byte", () => {
+  // 5 leaves of 0x11 * (i + 1), leaves 0 and 3 proved: version 2, n = 2, gaps 0 and 2, the two
+  // values, then leaf 1 (right sibling of 0), leaf 2 (left sibling of 3), peak 1 (leaf 4).
+  const mmr = Mmr.from([1, 2, 3, 4, 5].map((i) => new Uint8Array(32).fill(0x11 * i)));
+  const payload = compiledPayload(mmr.proof([0, 3]));
+  const expected =
+    "02020002" +
+    "1111111111111111111111111111111111111111111111111111111111111111" +
+    "4444444444444444444444444444444444444444444444444444444444444444" +
+    "2222222222222222222222222222222222222222222222222222222222222222" +
+    "3333333333333333333333333333333333333333333333333333333333333333" +
+    "5555555555555555555555555555555555555555555555555555555555555555";
+  assert.equal(hexFrom(payload), `0x${expected}`);
+  assert.equal(payload.length, 164);
 });
