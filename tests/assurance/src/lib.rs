@@ -8,12 +8,19 @@
 //! - [`native`]: adapters that run the verifier cores natively: `baseline_proof::verify`,
 //!   `compiled_proof::verify` and the C core (`contracts/c-verifier/mmr_lock.h`, compiled by `build.rs` and
 //!   called over FFI), each also wrapped in the lock flow of its contract.
-//! - [`exhaustive`]: the exhaustive forgery search over small MMRs.
+//! - [`exhaustive`]: the exhaustive forgery search over small MMRs (version 1 of the compiled
+//!   format, and the baseline format).
+//! - [`compact_model`], [`compact_native`], [`compact_search`]: the same for version 2 of the
+//!   compiled format (the compact format the deployed verifiers read): its model from the
+//!   spec, its native core in the lock flow (and the C core's hook), its exhaustive search.
 //! - [`diff`]: scenarios, mutations and the differential check shared by the fuzz target,
 //!   the corpus replay test and the VM test.
 
 pub mod accumulator;
 pub mod compact;
+pub mod compact_model;
+pub mod compact_native;
+pub mod compact_search;
 pub mod diff;
 pub mod exhaustive;
 pub mod hash;

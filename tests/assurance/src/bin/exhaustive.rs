@@ -1,14 +1,29 @@
-//! The exhaustive forgery search (see `assurance::exhaustive` and SECURITY.md).
+//! The exhaustive forgery searches (see `assurance::exhaustive`, `assurance::compact_search`
+//! and SECURITY.md): version 2 of the compiled format (the compact format the deployed
+//! verifiers read), then version 1 and the baseline format.
 //!
-//!   cargo run --release -p assurance --bin exhaustive            the full search
+//!   cargo run --release -p assurance --bin exhaustive            both full searches
 //!   cargo run --release -p assurance --bin exhaustive -- --reduced
-//!   ... -- --max-leaves 16 --items 3 --skeleton-len 6 --pair-skeleton-len 5 --threads 2
+//!   ... -- --search compact --max-leaves 12 --max-claim 3 --full-limit 65536 --changes 2
+//!   ... -- --search v1 --max-leaves 16 --items 3 --skeleton-len 6 --pair-skeleton-len 5
 //!
 //! Prints the counts and exits 1 if any forgery, disagreement, rejected honest proof or
 //! undocumented code was found.
 
+use assurance::compact_search;
 use assurance::exhaustive::{run, Config};
-use clap::Parser;
+use clap::{Parser, ValueEnum};
+
+/// Which search to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Search {
+    /// Version 2 of the compiled format (compact)
+    Compact,
+    /// Version 1 of the compiled format and the baseline format
+    V1,
+    /// Both
+    All,
+}
 
 /// The exhaustive forgery search; exits 1 if anything was found, 2 on a usage error
 #[derive(Parser, Debug)]
@@ -17,6 +32,18 @@ struct Cli {
     /// Start from the reduced search instead of the full one
     #[arg(long)]
     reduced: bool,
+    /// Which search
+    #[arg(long, value_enum, default_value = "all")]
+    search: Search,
+    /// Compact: claims of 1..=N leaves
+    #[arg(long, value_name = "N")]
+    max_claim: Option<usize>,
+    /// Compact: every pool tuple of a value pass up to N fillings, else changes of the honest one
+    #[arg(long, value_name = "N")]
+    full_limit: Option<u64>,
+    /// Compact: slots changed from the honest filling past the limit
+    #[arg(long, value_name = "N")]
+    changes: Option<usize>,
     /// MMRs of 1..=N leaves
     #[arg(long, value_name = "N")]
     max_leaves: Option<u64>,
@@ -39,6 +66,42 @@ struct Cli {
 
 fn main() {
     let cli: Cli = cli_usage::parse("exhaustive");
+    let mut problems = 0;
+    if cli.search != Search::V1 {
+        problems += compact(&cli);
+    }
+    if cli.search != Search::Compact {
+        problems += v1(&cli);
+    }
+    if problems != 0 {
+        println!("RESULT: {problems} problems");
+        std::process::exit(1);
+    }
+    println!("RESULT: 0 forgeries, 0 disagreements, every honest proof accepted");
+}
+
+/// The compact (version 2) search; returns its problems.
+fn compact(cli: &Cli) -> u64 {
+    let mut cfg = if cli.reduced {
+        compact_search::Config::reduced()
+    } else {
+        compact_search::Config::full()
+    };
+    cfg.max_leaves = cli.max_leaves.unwrap_or(cfg.max_leaves);
+    cfg.max_claim = cli.max_claim.unwrap_or(cfg.max_claim);
+    cfg.full_limit = cli.full_limit.unwrap_or(cfg.full_limit);
+    cfg.changes = cli.changes.unwrap_or(cfg.changes);
+    cfg.threads = cli.threads.unwrap_or(cfg.threads);
+    println!("compact search: {cfg:?}");
+    let start = std::time::Instant::now();
+    let stats = compact_search::run(&cfg);
+    print!("{}", stats.report());
+    println!("elapsed: {:.1} s", start.elapsed().as_secs_f64());
+    stats.problems()
+}
+
+/// The version 1 and baseline search; returns its problems.
+fn v1(cli: &Cli) -> u64 {
     let mut cfg = if cli.reduced {
         Config::reduced()
     } else {
@@ -55,9 +118,5 @@ fn main() {
     let stats = run(&cfg);
     print!("{}", stats.report());
     println!("elapsed: {:.1} s", start.elapsed().as_secs_f64());
-    if stats.problems() != 0 {
-        println!("RESULT: {} problems", stats.problems());
-        std::process::exit(1);
-    }
-    println!("RESULT: 0 forgeries, 0 disagreements, every honest proof accepted");
+    stats.problems()
 }
