@@ -13,6 +13,7 @@ use ckb_testtool::context::Context;
 use std::path::PathBuf;
 
 pub mod accumulator;
+pub mod exploits;
 pub mod owner;
 
 pub const MAX_CYCLES: u64 = 70_000_000;
