@@ -3,9 +3,8 @@
 //! copies of it (the searches' negative controls); and the hook where the C core's compact
 //! verifier plugs in.
 //!
-//! `native.rs`'s `compiled_lock`/`c_lock` run version 1 until the C port changes them; the
-//! deployed binaries read version 2 only, so the version 2 searches hold the binaries against
-//! [`rust_lock_with_deps`] here.
+//! The lock flow is `native.rs`'s, the one its `compiled_lock` runs; here the payload check
+//! is the variant under search.
 
 use crate::native::{CellDep, RefHasher};
 
@@ -13,11 +12,9 @@ use crate::native::{CellDep, RefHasher};
 /// `leaf_count`).
 pub type CoreFn = fn(&[u8], &[u8; 32], u64) -> i8;
 
-/// THE C HOOK. The C core's compact verifier, compared code for code with the Rust core on
-/// every payload of the compact search once it is set. The C port adds it to
-/// `csrc/c_core.c` and `native.rs` (say `native::c_compact_payload`, a [`CoreFn`]) and sets
-/// this to `Some(that function)`; nothing else changes.
-pub const C_COMPACT_CORE: Option<CoreFn> = None;
+/// The C core's compact verifier (`contracts/c-verifier/compact_proof.h` over FFI), compared
+/// code for code with the Rust core on every payload of the compact search.
+pub const C_COMPACT_CORE: Option<CoreFn> = Some(crate::native::c_compact_payload);
 
 /// `compiled_proof::compact::verify` (payload level).
 pub fn rust_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
@@ -111,51 +108,14 @@ pub fn lock_with_deps(
     witness: Option<&[u8]>,
     deps: &[CellDep],
 ) -> i8 {
-    let a = match lock_args(args, deps) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let Some(w) = witness else {
-        return mmr_lock::LockError::WitnessMissing.code();
-    };
-    if w.len() > mmr_lock::MAX_WITNESS_SIZE {
-        return mmr_lock::LockError::WitnessTooLarge.code();
-    }
-    match mmr_lock::witness::lock_field(w) {
-        Ok(p) => variant.payload(p, a.root, a.leaf_count),
-        Err(e) => e.code(),
-    }
+    crate::native::rust_lock(args, witness, deps, |p, a| {
+        variant.payload(p, a.root, a.leaf_count)
+    })
 }
 
 /// [`lock_with_deps`] of the core.
 pub fn rust_lock_with_deps(args: &[u8], witness: Option<&[u8]>, deps: &[CellDep]) -> i8 {
     lock_with_deps(Variant::Core, args, witness, deps)
-}
-
-/// `mmr_lock::load::load_args` natively: the args themselves, or by reference the one
-/// accumulator's data among `deps`.
-fn lock_args<'a>(args: &'a [u8], deps: &[CellDep<'a>]) -> Result<mmr_lock::LockArgs<'a>, i8> {
-    use mmr_lock::reference::{find_accumulator, Dep};
-    let reference = match mmr_lock::parse_args(args).map_err(|e| e.code())? {
-        mmr_lock::Args::Direct(a) => return Ok(a),
-        mmr_lock::Args::ByReference(r) => r,
-    };
-    let index = find_accumulator(reference.type_hash, |i, out: &mut [u8; 32]| {
-        Ok(match deps.get(i) {
-            Some(CellDep {
-                type_hash: Some(hash),
-                ..
-            }) => {
-                *out = *hash;
-                Dep::Typed
-            }
-            Some(_) => Dep::Untyped,
-            None => Dep::End,
-        })
-    })
-    .map_err(|e| e.code())?;
-    let data = deps.get(index).map_or(&[][..], |d| d.data);
-    mmr_lock::parse_accumulator(data, reference.mode).map_err(|e| e.code())
 }
 
 #[cfg(test)]

@@ -209,7 +209,7 @@ fn rust_args<'a>(args: &'a [u8], deps: &[CellDep<'a>]) -> Result<mmr_lock::LockA
 
 /// Both Rust contracts' flow after the loads: args (1, 2, 8; by reference 90-92, 8), witness
 /// missing (3), too large (4), `WitnessArgs` (5, 6), then the payload.
-fn rust_lock(
+pub(crate) fn rust_lock(
     args: &[u8],
     witness: Option<&[u8]>,
     deps: &[CellDep],
