@@ -7,7 +7,7 @@
 #[cfg(not(test))]
 ckb_std::entry!(program_entry);
 
-use compiled_proof::{FormatError, KernelMerge};
+use compiled_proof::KernelMerge;
 
 // ckb-std's entry links `alloc`, which needs a global allocator; nothing here allocates.
 #[cfg(not(test))]
@@ -21,43 +21,56 @@ use compiled_proof as format;
 #[cfg(feature = "compact")]
 use compiled_proof::compact as format;
 
+/// The verifier's working memory: in .bss, or initialised on the call stack.
 #[cfg(feature = "static-stack")]
-fn verify(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> Result<(), FormatError> {
+fn stack() -> &'static mut format::Stack {
     static mut STACK: format::Stack = format::Stack::new();
-    // SAFETY: CKB scripts are single-threaded and `verify` runs once per script, so this is
-    // the only reference to STACK for the whole run.
-    let stack = unsafe { &mut *core::ptr::addr_of_mut!(STACK) };
-    format::verify_with::<KernelMerge>(stack, payload, root, leaf_count)
-}
-
-#[cfg(not(feature = "static-stack"))]
-fn verify(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> Result<(), FormatError> {
-    format::verify::<KernelMerge>(payload, root, leaf_count)
+    // SAFETY: CKB scripts are single-threaded and `stack` is called once per script, so this
+    // is the only reference to STACK for the whole run.
+    unsafe { &mut *core::ptr::addr_of_mut!(STACK) }
 }
 
 /// The proof (args, witness, payload), then in owner mode the owner check.
+#[cfg(feature = "compact")]
 fn run() -> Result<(), i8> {
     let args = mmr_lock::load::load_args().map_err(|e| e.code())?;
     let payload = mmr_lock::load::load_lock_field().map_err(|e| e.code())?;
-    verify(payload, &args.root, args.leaf_count).map_err(|e| e.code())?;
+    #[cfg(feature = "static-stack")]
+    let stack = stack();
+    #[cfg(not(feature = "static-stack"))]
+    let stack = &mut format::Stack::new();
+    let (root, leaf_count) = (&args.root, args.leaf_count);
     if args.mode == mmr_lock::Mode::Owner {
-        owner(payload, args.leaf_count)?;
+        // The proved leaves come back from the verification: no second parse.
+        let leaves = format::verify_leaves::<KernelMerge>(stack, payload, root, leaf_count)
+            .map_err(|e| e.code())?;
+        return owner(|| leaves.values());
+    }
+    format::verify_with::<KernelMerge>(stack, payload, root, leaf_count).map_err(|e| e.code())
+}
+
+/// The proof (args, witness, payload), then in owner mode the owner check (version 1).
+#[cfg(not(feature = "compact"))]
+fn run() -> Result<(), i8> {
+    let args = mmr_lock::load::load_args().map_err(|e| e.code())?;
+    let payload = mmr_lock::load::load_lock_field().map_err(|e| e.code())?;
+    let (root, leaf_count) = (&args.root, args.leaf_count);
+    #[cfg(feature = "static-stack")]
+    format::verify_with::<KernelMerge>(stack(), payload, root, leaf_count).map_err(|e| e.code())?;
+    #[cfg(not(feature = "static-stack"))]
+    format::verify::<KernelMerge>(payload, root, leaf_count).map_err(|e| e.code())?;
+    if args.mode == mmr_lock::Mode::Owner {
+        // The payload verified, so its leaves section parses; the error arm keeps panics out.
+        let leaves = format::leaves(payload).map_err(|e| e.code())?;
+        return owner(|| leaves.clone().map(|(_, value)| value));
     }
     Ok(())
 }
 
 /// Owner mode, after the proof verified: some other input's lock hash is a proved leaf.
 #[inline(never)]
-fn owner(payload: &[u8], leaf_count: u64) -> Result<(), i8> {
-    // The payload verified, so its leaves section parses; the error arm only keeps panics out.
-    #[cfg(feature = "compact")]
-    let leaves = format::leaves(payload, leaf_count).map_err(|e| e.code())?;
-    #[cfg(not(feature = "compact"))]
-    let leaves = {
-        let _ = leaf_count;
-        format::leaves(payload).map_err(|e| e.code())?
-    };
-    mmr_lock::load::check_owner(|| leaves.clone().map(|(_, value)| value)).map_err(|e| e.code())
+fn owner<'a, I: Iterator<Item = &'a [u8; 32]>>(leaves: impl Fn() -> I) -> Result<(), i8> {
+    mmr_lock::load::check_owner(leaves).map_err(|e| e.code())
 }
 
 pub fn program_entry() -> i8 {
