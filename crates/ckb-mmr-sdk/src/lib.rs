@@ -133,6 +133,7 @@ pub mod rpc;
 pub mod script;
 pub mod tx;
 pub mod wallet;
+pub mod weight;
 pub mod workload;
 
 pub use workload::*;

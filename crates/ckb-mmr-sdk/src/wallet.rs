@@ -20,8 +20,8 @@ use serde_json::{json, Value};
 
 pub const SHANNONS_PER_CKB: u64 = 100_000_000;
 
-/// The node's default minimum fee rate, shannons per 1,000 bytes of weight.
-pub const DEFAULT_FEE_RATE: u64 = 1_000;
+/// The node's default minimum fee rate, shannons per 1,000 weight ([`crate::weight`]).
+pub const DEFAULT_FEE_RATE: u64 = crate::weight::DEFAULT_MIN_FEE_RATE;
 
 /// A transaction before balancing: inputs with the cells they spend, outputs with their data,
 /// one witness per input (missing ones are empty).
@@ -56,7 +56,7 @@ pub struct Built {
 impl Built {
     /// The serialized size the node weighs (the transaction in a block: bytes + 4).
     pub fn size(&self) -> usize {
-        self.tx.as_slice().len() + 4
+        crate::weight::tx_bytes(&self.tx)
     }
 }
 
@@ -143,7 +143,9 @@ impl<'a> Wallet<'a> {
         Ok(self.plain_cells()?.iter().map(IndexedCell::capacity).sum())
     }
 
-    /// The fee for a transaction of `size` bytes (as weighed, +4 included).
+    /// The fee for a transaction of `size` bytes (as weighed, +4 included). The pool's
+    /// admission check asks for the rate times the size ([`crate::weight`]); rounded up here
+    /// (the node rounds down), so any rate is met.
     pub fn fee_for(&self, size: usize) -> u64 {
         (size as u64 * self.fee_rate).div_ceil(1000)
     }
@@ -223,7 +225,7 @@ impl<'a> Wallet<'a> {
     /// The size of `draft` once signed: signatures are replaced by 65-byte placeholders.
     fn signed_size(&self, draft: &Draft) -> Result<usize> {
         let tx = self.assemble(draft, true)?;
-        Ok(tx.as_slice().len() + 4)
+        Ok(crate::weight::tx_bytes(&tx))
     }
 
     fn finish(&self, draft: Draft, fee: u64) -> Result<Built> {

@@ -61,14 +61,17 @@ fn check_spends(report: &Report) {
             // The owner's secp256k1 signature check is its own script group.
             assert!(s.node_cycles > s.mmr_lock_cycles + 1_000_000);
         }
-        // Bytes, not cycles, set the fee: 1,000 shannons per 1,000 bytes of size.
+        // Bytes, not cycles, set the weight, and the wallet paid exactly the minimum fee of
+        // it: 1,000 shannons per 1,000 weight.
+        let cost = s.cost();
         assert!(
             s.tx_bytes as u64 > s.cycles_weight(),
             "{} bytes vs {}",
             s.tx_bytes,
             s.cycles_weight()
         );
-        assert_eq!(s.fee_shannons, s.tx_bytes as u64, "{}", s.tx_hash);
+        assert_eq!(cost.weight, s.tx_bytes as u64, "{}", s.tx_hash);
+        assert_eq!(s.fee_shannons, cost.fee, "{}", s.tx_hash);
     }
 }
 
@@ -128,8 +131,9 @@ fn check_accumulator(report: &Report) {
             r.witness_bytes > 0 && r.witness_bytes < r.tx_bytes,
             "{what}"
         );
-        // Bytes set the fee here too.
-        assert_eq!(r.fee_shannons, r.tx_bytes as u64, "{what}");
+        // Bytes set the weight here too, and the fee paid is its minimum fee.
+        assert_eq!(r.cost().weight, r.tx_bytes as u64, "{what}");
+        assert_eq!(r.fee_shannons, r.cost().fee, "{what}");
     }
     // The reference proof by reference costs what it costs with the root in the args, plus
     // the accumulator's lookup among the cell deps; owner mode proves the very same MMR.

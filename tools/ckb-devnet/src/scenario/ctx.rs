@@ -14,7 +14,7 @@ use ckb_mmr_sdk::mmr_cell::{self, Spend, DEFAULT_CELL_CAPACITY};
 use ckb_mmr_sdk::rpc::{CallError, IndexedCell};
 use ckb_mmr_sdk::wallet::{Built, Wallet, DEFAULT_FEE_RATE};
 use ckb_mmr_sdk::{Format, Mode, Workload, REFERENCE_SEED};
-use ckb_types::{packed, prelude::*, H256};
+use ckb_types::{packed, H256};
 use serde_json::Value;
 use std::path::Path;
 
@@ -212,7 +212,7 @@ impl<'a> Ctx<'a> {
             first_lock_cycles: group("lock"),
             type_cycles: group("type"),
             fee_shannons: fee_from_mock(&mock),
-            tx_bytes: tx.as_slice().len() + 4,
+            tx_bytes: ckb_mmr_sdk::weight::tx_bytes(&tx),
             witness0_bytes: tx.witnesses().get(0).map_or(0, |w| w.raw_data().len()),
             max_output_data: tx
                 .raw()

@@ -27,7 +27,7 @@ pub use acc_state::{APPENDS, CREATED};
 pub use code::Verifier;
 pub use ctx::{Case, Ctx};
 pub use refusals::SECP_WRONG_SIGNATURE;
-pub use report::{AccRow, CheckedTx, DeployRow, RefusalRow, Report, SpendRow, BYTES_PER_CYCLE};
+pub use report::{AccRow, CheckedTx, DeployRow, RefusalRow, Report, SpendRow};
 pub use rest::{OTHER_DEPLOYMENT, OTHER_TRANSACTION};
 
 use crate::fresh_chain::run_on_fresh_chain;

@@ -3,12 +3,10 @@
 //! did not come out as expected.
 
 use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::weight::{self, Cost};
 use ckb_mmr_sdk::Mode;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
-
-/// The node's weight per cycle (`DEFAULT_BYTES_PER_CYCLES`): weight = max(bytes, cycles x this).
-pub const BYTES_PER_CYCLE: f64 = 0.000_170_571_4;
 
 pub fn mode_name(mode: Mode) -> &'static str {
     match mode {
@@ -149,16 +147,29 @@ struct ReportJson<'r> {
     deployments: &'r [DeployRow],
     spends: Vec<SpendJson<'r>>,
     refusals: Vec<RefusalJson<'r>>,
-    accumulator: &'r [AccRow],
+    accumulator: Vec<AccJson<'r>>,
     other_committed: Vec<&'r CheckedTx>,
     committed_total: usize,
 }
 
+/// A spend with its node's weight: `weight` (max of bytes and `cycles_weight`) and `fee`
+/// (shannons at the default minimum fee rate; `fee_shannons` is what the wallet paid).
 #[derive(Serialize)]
 struct SpendJson<'r> {
     #[serde(flatten)]
     row: &'r SpendRow,
     cycles_weight: u64,
+    weight: u64,
+    fee: u64,
+}
+
+/// An accumulator row with its weight and fee, as [`SpendJson`].
+#[derive(Serialize)]
+struct AccJson<'r> {
+    #[serde(flatten)]
+    row: &'r AccRow,
+    weight: u64,
+    fee: u64,
 }
 
 #[derive(Serialize)]
@@ -181,9 +192,21 @@ fn check_measured(what: &str, status: &str, node: u64, debugger: u64) -> Result<
 }
 
 impl SpendRow {
-    /// The node's weight for the fee: max(bytes, cycles x 0.000170571).
+    /// The weight of the transaction's cycles alone, as the node truncates it.
     pub fn cycles_weight(&self) -> u64 {
-        (self.node_cycles as f64 * BYTES_PER_CYCLE).ceil() as u64
+        weight::cycles_weight(self.node_cycles)
+    }
+
+    /// The transaction's bytes, cycles, weight and fee at the default minimum fee rate.
+    pub fn cost(&self) -> Cost {
+        Cost::new(self.tx_bytes, self.node_cycles)
+    }
+}
+
+impl AccRow {
+    /// The transaction's bytes, cycles, weight and fee at the default minimum fee rate.
+    pub fn cost(&self) -> Cost {
+        Cost::new(self.tx_bytes, self.node_cycles)
     }
 }
 
@@ -249,6 +272,8 @@ impl Report {
                 .map(|row| SpendJson {
                     row,
                     cycles_weight: row.cycles_weight(),
+                    weight: row.cost().weight,
+                    fee: row.cost().fee,
                 })
                 .collect(),
             refusals: self
@@ -261,7 +286,15 @@ impl Report {
                     as_expected: row.as_expected(),
                 })
                 .collect(),
-            accumulator: &self.accumulator,
+            accumulator: self
+                .accumulator
+                .iter()
+                .map(|row| AccJson {
+                    row,
+                    weight: row.cost().weight,
+                    fee: row.cost().fee,
+                })
+                .collect(),
             other_committed: self
                 .accumulator_other
                 .iter()
@@ -422,8 +455,8 @@ mod tests {
                 "verifier": "baseline", "mode": "owner", "deployment": "data2", "upgraded": false,
                 "tx_hash": "0x01", "status": "committed", "node_cycles": 3_000_000,
                 "estimate_cycles": 3_000_000, "debugger_cycles": 3_000_000,
-                "mmr_lock_cycles": 1_000_000, "tx_bytes": 2_000, "cycles_weight": 512,
-                "fee_shannons": 2_000,
+                "mmr_lock_cycles": 1_000_000, "tx_bytes": 2_000, "cycles_weight": 511,
+                "weight": 2_000, "fee": 2_000, "fee_shannons": 2_000,
             }],
             "refusals": [
                 {
@@ -445,7 +478,7 @@ mod tests {
                 "tx_hash": "0x03", "status": "committed", "node_cycles": 5,
                 "debugger_cycles": 5, "script_cycles": 4, "tx_bytes": 900,
                 "witness_bytes": 300, "fee_shannons": 900, "leaves_appended": 7,
-                "mmr_size_after": 11,
+                "mmr_size_after": 11, "weight": 900, "fee": 900,
             }],
             "other_committed": [
                 {"what": "locked", "tx_hash": "0x04", "status": "committed", "node_cycles": 6, "debugger_cycles": 6},

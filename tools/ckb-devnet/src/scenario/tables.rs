@@ -20,11 +20,12 @@ impl Report {
     /// markers.
     pub fn accumulator_markdown(&self) -> String {
         let mut s = String::from(
-            "| step | what | verifier | mode | leaves appended | mmr_size after | node cycles (= ckb-debugger) | of which the type script or MMR lock | tx bytes | witness bytes | fee (shannons) |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+            "| step | what | verifier | mode | leaves appended | mmr_size after | node cycles (= ckb-debugger) | of which the type script or MMR lock | tx bytes | witness bytes | weight | fee paid (shannons) | min fee (shannons) |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         );
         for r in &self.accumulator {
+            let cost = r.cost();
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.step,
                 r.note,
                 r.verifier.unwrap_or(""),
@@ -35,7 +36,9 @@ impl Report {
                 thousands(r.script_cycles),
                 thousands(r.tx_bytes),
                 thousands(r.witness_bytes),
-                thousands(r.fee_shannons)
+                thousands(cost.weight),
+                thousands(r.fee_shannons),
+                thousands(cost.fee)
             ));
         }
         s
@@ -58,7 +61,7 @@ impl Report {
             ));
         }
         s.push_str(
-            "\n| verifier | mode | deployment | node cycles (= ckb-debugger) | of which the MMR lock | tx bytes | cycle weight | fee (shannons) |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
+            "\n| verifier | mode | deployment | node cycles (= ckb-debugger) | of which the MMR lock | tx bytes | cycle weight | weight | fee paid (shannons) | min fee (shannons) |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         );
         for r in &self.spends {
             let deployment = if r.upgraded {
@@ -66,8 +69,9 @@ impl Report {
             } else {
                 r.deployment
             };
+            let cost = r.cost();
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.verifier,
                 mode_name(r.mode),
                 deployment,
@@ -75,7 +79,9 @@ impl Report {
                 thousands(r.mmr_lock_cycles),
                 thousands(r.tx_bytes),
                 thousands(r.cycles_weight()),
-                thousands(r.fee_shannons)
+                thousands(cost.weight),
+                thousands(r.fee_shannons),
+                thousands(cost.fee)
             ));
         }
         s
@@ -85,7 +91,7 @@ impl Report {
     pub fn table(&self) -> String {
         let mut s = String::new();
         s.push_str(&format!(
-            "\n{:<9} {:<6} {:<6} {:<8} {:<10} {:>12} {:>12} {:>9} {:>12} {:>10}\n",
+            "\n{:<9} {:<6} {:<6} {:<8} {:<10} {:>12} {:>12} {:>9} {:>12} {:>9} {:>10} {:>8}\n",
             "verifier",
             "mode",
             "deploy",
@@ -95,11 +101,14 @@ impl Report {
             "debugger",
             "tx bytes",
             "cycle weight",
-            "fee"
+            "weight",
+            "fee paid",
+            "min fee"
         ));
         for r in &self.spends {
+            let cost = r.cost();
             s.push_str(&format!(
-                "{:<9} {:<6} {:<6} {:<8} {:<10} {:>12} {:>12} {:>9} {:>12} {:>10}\n",
+                "{:<9} {:<6} {:<6} {:<8} {:<10} {:>12} {:>12} {:>9} {:>12} {:>9} {:>10} {:>8}\n",
                 r.verifier,
                 mode_name(r.mode),
                 r.deployment,
@@ -109,7 +118,9 @@ impl Report {
                 r.debugger_cycles,
                 r.tx_bytes,
                 r.cycles_weight(),
-                r.fee_shannons
+                cost.weight,
+                r.fee_shannons,
+                cost.fee
             ));
         }
         s.push_str(&format!(
@@ -133,7 +144,7 @@ impl Report {
             ));
         }
         s.push_str(&format!(
-            "\n{:<9} {:<38} {:<9} {:<6} {:>7} {:>9} {:>12} {:>12} {:>9} {:>8}\n",
+            "\n{:<9} {:<38} {:<9} {:<6} {:>7} {:>9} {:>12} {:>12} {:>9} {:>8} {:>9} {:>8}\n",
             "acc step",
             "what",
             "verifier",
@@ -143,11 +154,14 @@ impl Report {
             "node cycles",
             "debugger",
             "tx bytes",
-            "witness"
+            "witness",
+            "weight",
+            "min fee"
         ));
         for r in &self.accumulator {
+            let cost = r.cost();
             s.push_str(&format!(
-                "{:<9} {:<38} {:<9} {:<6} {:>7} {:>9} {:>12} {:>12} {:>9} {:>8}\n",
+                "{:<9} {:<38} {:<9} {:<6} {:>7} {:>9} {:>12} {:>12} {:>9} {:>8} {:>9} {:>8}\n",
                 r.step,
                 r.note,
                 r.verifier.unwrap_or("-"),
@@ -157,7 +171,9 @@ impl Report {
                 r.node_cycles,
                 r.debugger_cycles,
                 r.tx_bytes,
-                r.witness_bytes
+                r.witness_bytes,
+                cost.weight,
+                cost.fee
             ));
         }
         for t in &self.accumulator_other {
