@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # ckb-mmr-verifiers: build everything, then run the verifiers on one workload.
 #
-#   SEED=1680833947559458126 ./build.sh     build, write tx.json, print the cycle table
+#   SEED=1680833947559458126 ./build.sh     build, write tx.json, print the cycle table (cycles,
+#                                           witness bytes, tx bytes, weight, fee per verifier)
 #   ./build.sh test                         build, then run the whole test suite
 #   ./build.sh build                        build only (contracts, C verifier, the host tools)
 #   ./build.sh journey                      every tuning step as its own binary, one cycle table
 #                                           (ckb-debugger on SEED, min/median/max over
 #                                           JOURNEY_SEEDS=50 seeds in-process; CSV, JSON, SVG;
 #                                           the steps are data: tools/cycle-lab/src/steps.rs)
-#   ./build.sh growth                       cycles and witness bytes against MMR size (2^4..2^40
+#   ./build.sh growth                       cycles, witness bytes, weight against MMR size (2^4..2^40
 #                                           leaves; 1, 10, 100 proved and the most one witness
 #                                           carries): docs/growth.svg, table in performance.md
 #   ./build.sh sweep [--seeds N ...]        the release verifiers on N (200) seeds on 1 and on
 #                                           all cores, in-process; seeds/s and speedup
 #   ./build.sh compare <ref-a> <ref-b>      build both git refs in temporary worktrees, print
-#                                           their cycles side by side (COMPARE_SEEDS="s1 s2")
+#                                           their cycles, witness bytes and weights side by side
+#                                           (COMPARE_SEEDS="s1 s2")
 #   ./build.sh flamegraph <verifier> [seed] build/flamegraph/<verifier>-<seed>.svg
 #   ./build.sh bless                        rewrite tests/expected-cycles.json (cycle gate)
 #   ./build.sh checksums                    rewrite checksums.txt (sha256 of build/release)
@@ -112,13 +114,14 @@ build_lab() {
     cargo build --quiet --release --locked -p cycle-lab >&2 || die "building cycle-lab failed"
 }
 
-# The cycle table: each verifier on SEED's tx.json in ckb-debugger.
+# The cycle table: each verifier on SEED's tx.json in ckb-debugger, with its witness bytes and
+# its own transaction's bytes, weight and fee (build/run/tx-<verifier>.json).
 run() { "$LAB" run --seed "${SEED:-$REFERENCE_SEED}" --release-dir "$RELEASE" --tx tx.json; }
 
 # Every tuning step built and measured (cycle-lab journey; the reference seed's run updates
 # docs/journey.svg and the journey tables), then build/release rebuilt as the default build.
 journey() {
-    "$LAB" journey --update-docs --seeds "${JOURNEY_SEEDS:-50}" --release-dir "$RELEASE" \
+    "$LAB" journey --update-docs --seeds "${JOURNEY_SEEDS:-50}" \
         --reference-seed "${SEED:-$REFERENCE_SEED}" --dir "$ROOT/build/journey"
     build_all >/dev/null 2>&1 || die "rebuilding the default binaries failed"
 }

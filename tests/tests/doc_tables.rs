@@ -163,12 +163,24 @@ fn readme_owner_mode_cost_range() {
 }
 
 /// Seeds 1..=200 (the sweep's default), honest proofs, min / median (lower middle) / max
-/// cycles per verifier, as `cycle-lab sweep` prints them.
+/// cycles per verifier (measured here in ckb-testtool), then of the transaction's bytes and
+/// weight (cycle-lab's sweep, whose transaction is the one `cycle-lab run` weighs), as
+/// `cycle-lab sweep` prints them.
 #[test]
 fn performance_md_sweep_cycles() {
     let text = std::fs::read_to_string(doc("performance.md")).unwrap();
     let recorded = block(&text, "sweep-output");
     let workloads: Vec<Workload> = (1..=200).map(Workload::from_seed).collect();
+    let seeds: Vec<u64> = (1..=200).collect();
+    let specs = release_specs();
+    let lab = cycle_lab::sweep::run(
+        &specs,
+        &seeds,
+        1,
+        "sweep",
+        cycle_lab::sweep::Progress::Quiet,
+    )
+    .unwrap();
     for v in available_verifiers() {
         let mut cycles: Vec<u64> = workloads
             .iter()
@@ -192,6 +204,16 @@ fn performance_md_sweep_cycles() {
             .skip(1)
             .map(|n| n.parse().unwrap())
             .collect();
+        let p = lab
+            .programs
+            .iter()
+            .position(|n| n == v.binary_name())
+            .unwrap();
+        let (s, b, w) = (lab.stats(p), lab.tx_bytes_stats(p), lab.weight_stats(p));
+        assert_eq!([s.min, s.median, s.max], fresh, "the engines disagree");
+        let fresh = [
+            fresh[0], fresh[1], fresh[2], b.min, b.median, b.max, w.min, w.median, w.max,
+        ];
         println!("{}: {fresh:?}", v.binary_name());
         assert_eq!(
             listed,
@@ -255,28 +277,40 @@ fn growth_summary(g: &cycle_lab::growth::Growth) -> String {
             .find(|p| p.log2 == log2 && p.claim == claim)
             .unwrap()
     };
-    let cycles = |log2: u32, v: usize| point(log2, Some(1)).runs[v].1.unwrap();
+    let cycles = |log2: u32, v: usize| point(log2, Some(1)).runs[v].cycles.unwrap();
     let (first, last) = (
         *cycle_lab::growth::LOG2_LEAVES.first().unwrap(),
         *cycle_lab::growth::LOG2_LEAVES.last().unwrap(),
     );
     let doublings = f64::from(last - first);
     let per_doubling = |v: usize| (cycles(last, v) - cycles(first, v)) as f64 / doublings;
-    let bytes = |log2: u32| point(log2, Some(1)).runs[k].2;
-    let largest = |log2: u32, v: usize| point(log2, None).runs[v].0;
-    let most = |vs: &[usize]| {
+    let bytes = |log2: u32| point(log2, Some(1)).runs[k].witness_bytes;
+    let largest = |log2: u32, v: usize| point(log2, None).runs[v].leaves;
+    let most_cycles = |vs: &[usize]| {
         g.points
             .iter()
-            .flat_map(|p| vs.iter().filter_map(|&v| p.runs[v].1))
+            .flat_map(|p| vs.iter().filter_map(|&v| p.runs[v].cycles))
             .max()
-            .unwrap() as f64
-            / 1e6
+            .unwrap()
+    };
+    let most = |vs: &[usize]| most_cycles(vs) as f64 / 1e6;
+    // The claim the prose makes: bytes, not cycles, set the weight at every point.
+    for p in &g.points {
+        for r in &p.runs {
+            assert!(r.cost().is_none_or(|c| !c.cycles_bind()), "2^{}", p.log2);
+        }
+    }
+    let per_leaf = |log2: u32, claim: Option<u64>| {
+        point(log2, claim).runs[k]
+            .weight_per_leaf()
+            .unwrap()
+            .round() as u64
     };
     // The claim the prose makes: ten leaves cost less than ten single ones, everywhere.
     for p in g.points.iter().filter(|p| p.claim == Some(10)) {
         for v in [b, c, k] {
             assert!(
-                p.runs[v].1.unwrap() < 10 * cycles(p.log2, v),
+                p.runs[v].cycles.unwrap() < 10 * cycles(p.log2, v),
                 "2^{}",
                 p.log2
             );
@@ -291,7 +325,10 @@ fn growth_summary(g: &cycle_lab::growth::Growth) -> String {
          so 10 leaves cost less than ten single ones. A witness carries at most {} leaves \
          (compiled format; {} baseline) of a 2^{last}-leaf MMR, {} ({}) of a 2^12-leaf one, \
          and every proof that fits costs at most about {:.2}M cycles on the compiled and C \
-         verifiers and {:.2}M on the baseline.",
+         verifiers and {:.2}M on the baseline. Bytes, not cycles, set the weight everywhere \
+         (the most cycles weigh {}): on the compiled verifier a single proved leaf weighs {} at \
+         2^{first} leaves and {} at 2^{last}, while the largest claim weighs {} per proved leaf \
+         at 2^{first} and {} at 2^{last}.",
         thousands(cycles(first, k)),
         thousands(cycles(last, k)),
         about(per_doubling(k), 10.0),
@@ -307,6 +344,11 @@ fn growth_summary(g: &cycle_lab::growth::Growth) -> String {
         largest(12, b),
         most(&[c, k]),
         most(&[b]),
+        thousands(ckb_mmr_sdk::weight::cycles_weight(most_cycles(&[b, c, k]))),
+        thousands(per_leaf(first, Some(1))),
+        thousands(per_leaf(last, Some(1))),
+        thousands(per_leaf(first, None)),
+        thousands(per_leaf(last, None)),
     ))
 }
 

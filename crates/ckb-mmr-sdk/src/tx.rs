@@ -4,7 +4,8 @@
 //! transactions ([`mock_transaction_with_owners`]) add one input per owner after them;
 //! by-reference transactions ([`mock_transaction_with_deps`]) add cell deps such as the
 //! accumulator after the verifiers' code cells. Built with ckb-types and ckb-mock-tx-types,
-//! the structures ckb-debugger itself reads.
+//! the structures ckb-debugger itself reads. [`single_input`] cuts one verifier's own
+//! transaction out of such a file, the one whose size ([`crate::weight`]) its spend weighs.
 
 use crate::script::{self, Script};
 use crate::{ckb_hash, witness_args_with_lock};
@@ -109,6 +110,48 @@ pub fn mock_transaction_with_deps(
     serde_json::to_value(repr).expect("a mock transaction serializes to JSON")
 }
 
+/// Reads a mock transaction file (ckb-debugger's `--tx-file` JSON).
+pub fn read(path: &std::path::Path) -> Result<MockTransaction, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let repr: ReprMockTransaction = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a mock transaction: {e}", path.display()))?;
+    Ok(repr.into())
+}
+
+/// The transaction of input `index` alone: that input, the code cell its lock runs (the cell
+/// dep whose data hash is the lock's code hash), the output and the witness at the same
+/// index. For a transaction of [`mock`]'s layout (verifier `i` spends input `i` into output
+/// `i`, witness `i`) it is what [`mock`] builds for that one cell, so the lock runs the same
+/// cycles in it, and its size is one verifier's spend. `None` when the input, its witness or
+/// its code cell is missing.
+pub fn single_input(mock: &MockTransaction, index: usize) -> Option<MockTransaction> {
+    let input = mock.mock_info.inputs.get(index)?;
+    let code_hash = input.output.lock().code_hash();
+    let dep = mock
+        .mock_info
+        .cell_deps
+        .iter()
+        .find(|d| CellOutput::calc_data_hash(&d.data) == code_hash)?;
+    let raw = mock.tx.raw();
+    let mut tx = TransactionBuilder::default()
+        .version(raw.version())
+        .cell_dep(dep.cell_dep.clone())
+        .input(raw.inputs().get(index)?)
+        .witness(mock.tx.witnesses().get(index)?);
+    if let (Some(output), Some(data)) = (raw.outputs().get(index), raw.outputs_data().get(index)) {
+        tx = tx.output(output).output_data(data);
+    }
+    Some(MockTransaction {
+        mock_info: MockInfo {
+            inputs: vec![input.clone()],
+            cell_deps: vec![dep.clone()],
+            header_deps: Vec::new(),
+            extensions: Vec::new(),
+        },
+        tx: tx.build().data(),
+    })
+}
+
 /// The [`MockTransaction`] behind [`mock_transaction_with_deps`].
 pub fn mock(cells: &[Cell], owners: &[OwnerInput], deps: &[DepCell]) -> MockTransaction {
     let mut info = MockInfo::default();
@@ -176,5 +219,45 @@ pub fn mock(cells: &[Cell], owners: &[OwnerInput], deps: &[DepCell]) -> MockTran
     MockTransaction {
         mock_info: info,
         tx: tx.build().data(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::weight::tx_bytes;
+
+    fn cell(binary: u8, payload: usize) -> Cell {
+        Cell {
+            binary: vec![binary; 100],
+            lock_args: vec![binary; 40],
+            payload: vec![binary; payload],
+        }
+    }
+
+    /// One input cut out of a three-verifier transaction is, byte for byte in size and field
+    /// for field, the transaction built for that verifier alone.
+    #[test]
+    fn single_input_is_the_one_verifier_transaction() {
+        let cells = [cell(1, 500), cell(2, 700), cell(3, 900)];
+        let all = mock(&cells, &[], &[]);
+        for (i, c) in cells.iter().enumerate() {
+            let alone = mock(std::slice::from_ref(c), &[], &[]);
+            let cut = single_input(&all, i).unwrap();
+            assert_eq!(tx_bytes(&cut.tx), tx_bytes(&alone.tx), "input {i}");
+            assert_eq!(
+                cut.tx.witnesses().as_slice(),
+                alone.tx.witnesses().as_slice()
+            );
+            assert_eq!(
+                cut.tx.raw().outputs().as_slice(),
+                alone.tx.raw().outputs().as_slice()
+            );
+            assert_eq!(
+                cut.mock_info.cell_deps[0].data,
+                alone.mock_info.cell_deps[0].data
+            );
+        }
+        assert!(single_input(&all, 3).is_none());
     }
 }

@@ -11,6 +11,7 @@
 use crate::engine::{Engine, Outcome, ProgramSpec};
 use crate::growth::{value, LOG2_LEAVES};
 use assurance::accumulator::{model_ancestry_roots, model_append, model_bag, model_size};
+use ckb_mmr_sdk::weight::Cost;
 use doc_blocks::thousands;
 use mmr_accumulator::{build, tag, Shape};
 
@@ -180,6 +181,9 @@ fn power(n: u64) -> String {
 pub struct Run {
     pub step: Step,
     pub cycles: u64,
+    /// The measured transaction's bytes, weight and minimum fee: one code cell dep, the
+    /// accumulator's input and output, the witness (no fee cell, no signature).
+    pub cost: Cost,
     /// The whole `WitnessArgs` (what the transaction carries and pays for).
     pub witness_bytes: usize,
     pub payload_bytes: usize,
@@ -195,7 +199,7 @@ impl Run {
 /// error.
 pub fn run(engine: &Engine, step: Step) -> Result<Run, String> {
     let case = step.case()?;
-    let outcome = engine.run_type(
+    let (outcome, tx_bytes) = engine.run_type(
         0,
         &value(&[25]),
         case.input.as_deref(),
@@ -211,6 +215,7 @@ pub fn run(engine: &Engine, step: Step) -> Result<Run, String> {
     // WitnessArgs: header 16, the payload field's length 4, the payload.
     Ok(Run {
         step,
+        cost: Cost::new(tx_bytes, cycles),
         cycles,
         witness_bytes: 16 + 4 + case.payload.len(),
         payload_bytes: case.payload.len(),
@@ -306,9 +311,9 @@ impl AccGrowth {
     pub fn cost_table(&self) -> String {
         let floor = self.floor();
         let mut s = String::from(
-            "| transition | witness bytes | merges | cycles | merges x 1,299 | beyond the hashing | \
-             beyond the hashing and keep's floor |\n\
-             | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+            "| transition | witness bytes | tx bytes | merges | cycles | weight | fee (shannons) | \
+             merges x 1,299 | beyond the hashing | beyond the hashing and keep's floor |\n\
+             | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         );
         for r in &self.costs {
             let beyond = r.cycles - r.hashing();
@@ -326,18 +331,22 @@ impl AccGrowth {
                 )
             };
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {share} | {above} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {share} | {above} |\n",
                 r.step.label(),
                 thousands(r.witness_bytes as i64),
+                thousands(r.cost.tx_bytes as i64),
                 r.step.merges(),
                 thousands(r.cycles as i64),
+                thousands(r.cost.weight),
+                thousands(r.cost.fee),
                 thousands(r.hashing() as i64),
             ));
         }
         s
     }
 
-    /// The growth table: per MMR size, cycles / witness bytes of each growth step.
+    /// The growth table: per MMR size, cycles / witness bytes / weight of each growth step
+    /// (the fee at the minimum rate is the weight in shannons).
     pub fn growth_table(&self) -> String {
         let mut s = String::from(
             "| leaves (2^e) | append 1 to 2^e - 1 | append 10 | append 100 | ancestry 2^(e-1) + 1 -> 2^e - 1 | ancestry 2^e - 1 -> 2^e |\n\
@@ -347,9 +356,10 @@ impl AccGrowth {
             s.push_str(&format!("| 2^{log2} |"));
             for r in runs {
                 s.push_str(&format!(
-                    " {} / {} B |",
+                    " {} / {} B / {} |",
                     thousands(r.cycles as i64),
-                    thousands(r.witness_bytes as i64)
+                    thousands(r.witness_bytes as i64),
+                    thousands(r.cost.weight)
                 ));
             }
             s.push('\n');
@@ -362,16 +372,19 @@ impl AccGrowth {
     pub fn readme_table(&self) -> String {
         let floor = self.floor();
         let mut s = String::from(
-            "| accumulator transition | cycles | witness bytes | hashing | fixed floor (keep) | the rest |\n\
-             | --- | ---: | ---: | ---: | ---: | ---: |\n",
+            "| accumulator transition | cycles | witness bytes | tx bytes | weight | fee (shannons) | hashing | fixed floor (keep) | the rest |\n\
+             | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         );
         for r in self.costs.iter().take(2) {
             let rest = (r.cycles - r.hashing()).saturating_sub(floor);
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} ({}) |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) |\n",
                 r.step.label(),
                 thousands(r.cycles as i64),
                 thousands(r.witness_bytes as i64),
+                thousands(r.cost.tx_bytes as i64),
+                thousands(r.cost.weight),
+                thousands(r.cost.fee),
                 thousands(r.hashing() as i64),
                 thousands(floor as i64),
                 thousands(rest as i64),
@@ -397,8 +410,8 @@ pub fn journey(manifest: &std::path::Path) -> Result<String, String> {
     for step in &steps {
         s.push_str(&format!(" {} |", step.label()));
     }
-    s.push_str(" append: what the step saved |\n| --- | ---: |");
-    s.push_str(&" ---: |".repeat(steps.len() + 1));
+    s.push_str(" append: what the step saved | append: tx bytes / weight / fee (shannons) |\n| --- | ---: |");
+    s.push_str(&" ---: |".repeat(steps.len() + 2));
     s.push('\n');
     let mut previous: Option<u64> = None;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -413,17 +426,26 @@ pub fn journey(manifest: &std::path::Path) -> Result<String, String> {
             thousands(spec.binary.len() as i64)
         ));
         let mut append = 0;
+        let mut cost = None;
         for &step in &steps {
             let r = run(&engine, step).map_err(|e| format!("{label}: {e}"))?;
             if matches!(step, Step::Append { .. }) {
                 append = r.cycles;
+                cost = Some(r.cost);
             }
             s.push_str(&format!(" {} |", thousands(r.cycles as i64)));
         }
         match previous {
-            Some(p) => s.push_str(&format!(" {} |\n", thousands(p as i64 - append as i64))),
-            None => s.push_str(" |\n"),
+            Some(p) => s.push_str(&format!(" {} |", thousands(p as i64 - append as i64))),
+            None => s.push_str(" |"),
         }
+        let cost = cost.ok_or("the steps hold no append")?;
+        s.push_str(&format!(
+            " {} / {} / {} |\n",
+            thousands(cost.tx_bytes as i64),
+            thousands(cost.weight),
+            thousands(cost.fee)
+        ));
         previous = Some(append);
     }
     Ok(s)

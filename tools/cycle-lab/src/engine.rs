@@ -181,6 +181,13 @@ impl Engine {
     /// Runs `program` as the lock of one input with `args`, `witness` at index 0: the
     /// transaction shape of ckb-testtool's tests (one code cell dep, one input, one output).
     pub fn run(&self, program: usize, args: &[u8], witness: &[u8]) -> Outcome {
+        self.run_sized(program, args, witness).0
+    }
+
+    /// [`Engine::run`], with the size the node weighs the transaction it ran in as
+    /// (`ckb_mmr_sdk::weight::tx_bytes`): the same shape and size as the SDK's mock transaction
+    /// of that one cell (`ckb_mmr_sdk::tx::mock`), which ckb-debugger runs.
+    pub fn run_sized(&self, program: usize, args: &[u8], witness: &[u8]) -> (Outcome, usize) {
         let p = &self.programs[program];
         let lock = Script::new_builder()
             .code_hash(p.code_hash.clone())
@@ -199,13 +206,13 @@ impl Engine {
             .lock(lock)
             .build();
         let witness = Bytes::copy_from_slice(witness);
-        let verifier = self.verifier(
+        let (verifier, tx_bytes) = self.verifier(
             p,
             (input, spent, Bytes::new()),
             (output, Bytes::new()),
             witness,
         );
-        outcome(verifier.verify(MAX_CYCLES))
+        (outcome(verifier.verify(MAX_CYCLES)), tx_bytes)
     }
 
     /// Runs `program` as the type script of one accumulator cell (docs/accumulator.md), alone
@@ -214,6 +221,8 @@ impl Engine {
     /// `WitnessArgs.input_type`. Without, a creation: a plain input, the output carries the
     /// type under CKB's type-id rule (args from that input and output index 0), the payload is
     /// `output_type`.
+    ///
+    /// Also returns the size the node weighs that transaction as.
     pub fn run_type(
         &self,
         program: usize,
@@ -221,7 +230,7 @@ impl Engine {
         input_data: Option<&[u8]>,
         output_data: &[u8],
         payload: &[u8],
-    ) -> Outcome {
+    ) -> (Outcome, usize) {
         let p = &self.programs[program];
         let input = CellInput::new_builder()
             .previous_output(out_point(0x1b, 0))
@@ -257,7 +266,7 @@ impl Engine {
             .lock(lock)
             .type_(typed)
             .build();
-        let verifier = self.verifier(
+        let (verifier, tx_bytes) = self.verifier(
             p,
             (
                 input,
@@ -267,23 +276,24 @@ impl Engine {
             (output, Bytes::copy_from_slice(output_data)),
             witness.as_bytes(),
         );
-        outcome(verifier.verify_single(
+        let outcome = outcome(verifier.verify_single(
             ScriptGroupType::Type,
             &type_script.calc_script_hash(),
             MAX_CYCLES,
-        ))
+        ));
+        (outcome, tx_bytes)
     }
 
     /// The transaction shape of every run, resolved: `p`'s code cell as the one cell dep, one
     /// input (its out point, the cell it spends and that cell's data), one output with its
-    /// data, `witness` at index 0.
+    /// data, `witness` at index 0; with the transaction's size as the node weighs it.
     fn verifier(
         &self,
         p: &Program,
         (input, spent, spent_data): (CellInput, CellOutput, Bytes),
         (output, output_data): (CellOutput, Bytes),
         witness: Bytes,
-    ) -> TransactionScriptsVerifier<NoLoader> {
+    ) -> (TransactionScriptsVerifier<NoLoader>, usize) {
         let input_meta = CellMetaBuilder::from_cell_output(spent, spent_data)
             .out_point(input.previous_output())
             .build();
@@ -299,19 +309,21 @@ impl Engine {
             .output_data(output_data.pack())
             .witness(witness.pack())
             .build();
+        let tx_bytes = ckb_mmr_sdk::weight::tx_bytes(&tx.data());
         let rtx = ResolvedTransaction {
             transaction: tx,
             resolved_cell_deps: vec![p.dep_meta.clone()],
             resolved_inputs: vec![input_meta],
             resolved_dep_groups: vec![],
         };
-        TransactionScriptsVerifier::new_with_debug_printer(
+        let verifier = TransactionScriptsVerifier::new_with_debug_printer(
             Arc::new(rtx),
             NoLoader,
             Arc::clone(&self.consensus),
             Arc::clone(&self.env),
             Arc::clone(&self.printer),
-        )
+        );
+        (verifier, tx_bytes)
     }
 
     /// Runs `program` on the honest proof of `w`.
@@ -344,4 +356,32 @@ fn exit_code(err: &str) -> Option<i8> {
         .take_while(|c| *c == '-' || c.is_ascii_digit())
         .collect();
     digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-process transaction weighs what the mock transaction ckb-debugger runs weighs,
+    /// so sweeps and growth report the sizes `cycle-lab run` and the journey measure.
+    #[test]
+    fn the_engine_transaction_is_the_mock_transaction_in_size() {
+        let binary = vec![0x13u8; 1_000];
+        let engine = Engine::new(&[ProgramSpec {
+            name: "any".into(),
+            format: Format::Compiled,
+            binary: binary.clone(),
+        }]);
+        for (args, payload) in [(40, 13_855), (41, 100), (33, 0)] {
+            let cell = ckb_mmr_sdk::tx::Cell {
+                binary: binary.clone(),
+                lock_args: vec![1; args],
+                payload: vec![2; payload],
+            };
+            let witness = ckb_mmr_sdk::witness_args_with_lock(&cell.payload);
+            let (_, tx_bytes) = engine.run_sized(0, &cell.lock_args, &witness);
+            let mock = ckb_mmr_sdk::tx::mock(&[cell], &[], &[]);
+            assert_eq!(tx_bytes, ckb_mmr_sdk::weight::tx_bytes(&mock.tx));
+        }
+    }
 }

@@ -171,24 +171,45 @@ pub fn report(changes: &[Change]) -> String {
 /// The README's cycle table's block (doc-blocks' markers).
 pub const README_BLOCK: &str = "cycle-table";
 
-/// The README's table: each release verifier's cycles on the reference seed and its size.
+/// The README's table: each release verifier on the reference seed, in-process: its cycles,
+/// its stripped size, its witness (the whole `WitnessArgs`) and the transaction it ran in
+/// (one code cell dep, one input, one output, the witness), that transaction's weight and its
+/// fee at the default minimum fee rate. `measured` (the gate's) must hold the same cycles.
 pub fn readme_table(measured: &[(String, u64, u64)], release_dir: &Path) -> Result<String, String> {
-    let mut s = String::from("| verifier | cycles | stripped bytes |\n| --- | ---: | ---: |\n");
-    for (name, _) in RELEASE_VERIFIERS {
-        let cycles = measured
+    use doc_blocks::thousands;
+    let specs: Vec<ProgramSpec> = RELEASE_VERIFIERS
+        .iter()
+        .map(|&(name, format)| ProgramSpec::load(name, format, &release_dir.join(name)))
+        .collect::<Result<_, _>>()?;
+    let run = sweep::run(&specs, &[REFERENCE_SEED], 1, "readme", Progress::Quiet)?;
+    let w = ckb_mmr_sdk::Workload::from_seed(REFERENCE_SEED);
+    let mut s = String::from(
+        "| verifier | cycles | stripped bytes | witness bytes | tx bytes | weight | fee (shannons) |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+    );
+    for (p, spec) in specs.iter().enumerate() {
+        let name = spec.name.as_str();
+        let gated = measured
             .iter()
             .find(|(v, seed, _)| v == name && *seed == REFERENCE_SEED)
-            .map(|e| e.2)
-            .ok_or_else(|| format!("{name}: not measured on the reference seed"))?;
-        let path = release_dir.join(name);
-        let bytes = std::fs::metadata(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .len();
+            .map(|e| e.2);
+        let cost = ckb_mmr_sdk::weight::Cost::new(run.tx_bytes[p] as usize, run.cycles[p]);
+        if gated != Some(cost.cycles) {
+            return Err(format!(
+                "{name}: {} cycles on the reference seed, the gate measured {gated:?}",
+                cost.cycles
+            ));
+        }
+        let witness = crate::engine::witness(spec.format, &w)?;
         s.push_str(&format!(
-            "| {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
             name.trim_end_matches("-verifier"),
-            doc_blocks::thousands(cycles),
-            doc_blocks::thousands(bytes)
+            thousands(cost.cycles),
+            thousands(spec.binary.len()),
+            thousands(witness.len()),
+            thousands(cost.tx_bytes),
+            thousands(cost.weight),
+            thousands(cost.fee)
         ));
     }
     Ok(s)

@@ -1,6 +1,7 @@
-//! How the cost grows with the MMR: cycles and witness bytes of honest proofs of 1, 10 and
-//! 100 leaves in MMRs of 2^4 to 2^40 leaves, and the largest claim one witness can carry
-//! (`MAX_WITNESS_SIZE`, 64 KiB), for each release verifier, measured in-process.
+//! How the cost grows with the MMR: cycles, witness bytes and the transaction's weight of
+//! honest proofs of 1, 10 and 100 leaves in MMRs of 2^4 to 2^40 leaves, and the largest claim
+//! one witness can carry (`MAX_WITNESS_SIZE`, 64 KiB), for each release verifier, measured
+//! in-process.
 //!
 //! MMRs this large exist only as proofs, as in the assurance suite's synthetic MMRs: the
 //! claimed leaves and every proof item are pseudo-random 32-byte values, and the root follows
@@ -9,6 +10,7 @@
 
 use crate::engine::{Engine, Format, Outcome, ProgramSpec};
 use assurance::model::{self, Role};
+use ckb_mmr_sdk::weight::Cost;
 use doc_blocks::thousands;
 use std::collections::HashMap;
 
@@ -113,14 +115,38 @@ pub fn largest_claim(leaf_count: u64, format: Format) -> u64 {
     lo
 }
 
+/// One verifier on one claim.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    /// Proved leaves.
+    pub leaves: u64,
+    /// `None` when the proof does not fit one witness: the lock rejects it with code 4, unread.
+    pub cycles: Option<u64>,
+    pub witness_bytes: usize,
+    /// The measured transaction's size as the node weighs it (one code cell dep, one input,
+    /// one output, the witness).
+    pub tx_bytes: usize,
+}
+
+impl Run {
+    /// Bytes, cycles, weight and minimum fee of an accepted run.
+    pub fn cost(&self) -> Option<Cost> {
+        self.cycles.map(|c| Cost::new(self.tx_bytes, c))
+    }
+
+    /// Weight per proved leaf of an accepted run.
+    pub fn weight_per_leaf(&self) -> Option<f64> {
+        self.cost().map(|c| c.weight as f64 / self.leaves as f64)
+    }
+}
+
 /// One measured point: a claim of `leaves` leaves in an MMR of 2^`log2` leaves.
 pub struct Point {
     pub log2: u32,
-    /// `None` for the largest claim (whose size differs per format: `leaves`).
+    /// `None` for the largest claim (whose size differs per format: `Run::leaves`).
     pub claim: Option<u64>,
-    /// Per verifier (release order): proved leaves, cycles (`None` when the proof does not
-    /// fit one witness: the lock rejects it with code 4, unread), witness bytes.
-    pub runs: Vec<(u64, Option<u64>, usize)>,
+    /// Per verifier, in release order.
+    pub runs: Vec<Run>,
 }
 
 pub struct Growth {
@@ -152,12 +178,21 @@ pub fn measure(specs: &[ProgramSpec]) -> Result<Growth, String> {
                 });
                 let c = claim(leaf_count, k);
                 let witness = c.witness(spec.format);
-                if witness.len() > model::MAX_WITNESS_SIZE {
-                    runs.push((k, None, witness.len()));
-                    continue;
-                }
-                match engine.run(program, &c.args, witness) {
-                    Outcome::Accepted(cycles) => runs.push((k, Some(cycles), witness.len())),
+                let (outcome, tx_bytes) = engine.run_sized(program, &c.args, witness);
+                let mut run = Run {
+                    leaves: k,
+                    cycles: None,
+                    witness_bytes: witness.len(),
+                    tx_bytes,
+                };
+                let too_large = witness.len() > model::MAX_WITNESS_SIZE;
+                match outcome {
+                    Outcome::Accepted(cycles) if !too_large => {
+                        run.cycles = Some(cycles);
+                        runs.push(run);
+                    }
+                    // WitnessTooLarge, before the lock reads a byte of it.
+                    Outcome::Rejected(4) if too_large => runs.push(run),
                     other => {
                         return Err(format!(
                             "{}: {k} leaves of 2^{log2}: {other:?} on an honest proof",
@@ -180,44 +215,63 @@ pub fn measure(specs: &[ProgramSpec]) -> Result<Growth, String> {
 }
 
 impl Growth {
-    /// The Markdown table: one row per MMR size and claim.
+    /// The Markdown table: one row per MMR size and claim. The C and compiled verifiers read
+    /// one format, so their witnesses and transactions have one size.
     pub fn markdown(&self) -> String {
+        let short = |n: &String| n.trim_end_matches("-verifier").to_string();
         let mut s = String::from("| leaves | proved |");
         for n in &self.names {
-            s.push_str(&format!(" {} cycles |", n.trim_end_matches("-verifier")));
+            s.push_str(&format!(" {} cycles |", short(n)));
         }
-        s.push_str(" baseline witness bytes | compiled witness bytes |\n| ---: | ---: |");
-        s.push_str(&" ---: |".repeat(self.names.len() + 2));
+        s.push_str(
+            " baseline witness bytes | compiled witness bytes | baseline tx bytes | compiled tx bytes |",
+        );
+        for n in &self.names {
+            s.push_str(&format!(" {} weight = min fee (shannons) |", short(n)));
+        }
+        s.push_str("\n| ---: | ---: |");
+        s.push_str(&" ---: |".repeat(2 * self.names.len() + 4));
         s.push('\n');
         for p in &self.points {
             let proved = match p.claim {
                 Some(k) => k.to_string(),
                 None => {
-                    let ks: Vec<String> = p.runs.iter().map(|r| r.0.to_string()).collect();
+                    let ks: Vec<String> = p.runs.iter().map(|r| r.leaves.to_string()).collect();
                     format!("largest: {}", ks.join(" / "))
                 }
             };
             s.push_str(&format!("| 2^{} | {proved} |", p.log2));
             for r in &p.runs {
-                s.push_str(&cell(r.1));
+                s.push_str(&cell(r.cycles));
             }
-            for format in ["baseline", "compiled"] {
-                let bytes = self
-                    .names
+            let by_format = |format: &str| {
+                self.names
                     .iter()
                     .zip(&p.runs)
                     .find(|(n, _)| witness_format(n) == format)
-                    .map_or(0, |(_, r)| r.2);
-                s.push_str(&format!(" {} |", thousands(bytes as i64)));
+                    .map(|(_, r)| *r)
+            };
+            for bytes in [|r: Run| r.witness_bytes, |r: Run| r.tx_bytes] {
+                for format in ["baseline", "compiled"] {
+                    let b = by_format(format).map_or(0, bytes);
+                    s.push_str(&format!(" {} |", thousands(b as i64)));
+                }
+            }
+            for r in &p.runs {
+                // The minimum fee in shannons is the weight (1,000 shannons per 1,000 weight).
+                debug_assert!(r.cost().is_none_or(|c| c.fee == c.weight));
+                s.push_str(&cell(r.cost().map(|c| c.weight)));
             }
             s.push('\n');
         }
         s
     }
 
-    /// Two log-scale line charts side by side: cycles, and witness bytes, against leaves.
+    /// Three log-scale line charts side by side, against leaves: cycles, witness bytes, and
+    /// the transaction's weight per proved leaf (what each proved leaf costs in fee and block
+    /// space).
     pub fn svg(&self) -> String {
-        const W: f64 = 980.0;
+        const W: f64 = 1460.0;
         const H: f64 = 470.0;
         let mut s = format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" \
@@ -227,14 +281,23 @@ impl Growth {
              size: honest proofs of 1, 10, 100 leaves and the largest one witness carries</text>\n"
         );
         let cycles: Vec<Series> = (0..self.names.len())
-            .flat_map(|v| self.series(v, |r| r.1.map(|c| c as f64)))
+            .flat_map(|v| self.series(v, |r| r.cycles.map(|c| c as f64)))
             .collect();
         let bytes: Vec<Series> = [0, self.names.len() - 1]
             .into_iter()
-            .flat_map(|v| self.series(v, |r| Some(r.2 as f64)))
+            .flat_map(|v| self.series(v, |r| Some(r.witness_bytes as f64)))
+            .collect();
+        let per_leaf: Vec<Series> = (0..self.names.len())
+            .flat_map(|v| self.series(v, Run::weight_per_leaf))
             .collect();
         panel(&mut s, 60.0, "cycles (ckb-script)", &cycles);
         panel(&mut s, 540.0, "witness bytes", &bytes);
+        panel(
+            &mut s,
+            1020.0,
+            "weight per proved leaf (= min fee, shannons)",
+            &per_leaf,
+        );
         // Legend: verifier colours, claim dashes.
         let mut x = 60.0;
         for n in &self.names {
@@ -269,18 +332,15 @@ impl Growth {
         }
         s.push_str(&format!(
             "<text x=\"60\" y=\"{}\" fill=\"#444\">x: leaves of the MMR (2^e, one peak). Largest: \
-             the most evenly spread leaves whose proof fits the 64 KiB witness.</text>\n</svg>\n",
+             the most evenly spread leaves whose proof fits the 64 KiB witness. Weight: the \
+             transaction's, max(tx bytes, cycles x 0.0001705714), over the proved leaves.</text>\n</svg>\n",
             H - 10.0
         ));
         s
     }
 
     /// The lines of verifier `v`: one per claim size, points in MMR order.
-    fn series(
-        &self,
-        v: usize,
-        y: impl Fn(&(u64, Option<u64>, usize)) -> Option<f64>,
-    ) -> Vec<Series> {
+    fn series(&self, v: usize, y: impl Fn(&Run) -> Option<f64>) -> Vec<Series> {
         let mut out: Vec<Series> = Vec::new();
         for claim in CLAIMS.iter().map(|&k| Some(k)).chain([None]) {
             let points: Vec<(f64, f64)> = self

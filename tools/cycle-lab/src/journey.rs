@@ -1,15 +1,17 @@
 //! The journey table: every tuning step as its own binary (built by `./build.sh journey`),
 //! its ckb-debugger cycles on the reference seed, min/median/max over a seed sweep run here
-//! in-process, the delta against the step before and the stripped size.
+//! in-process, the delta against the step before, the stripped size, and the reference
+//! transaction's bytes, weight and minimum fee.
 
 use crate::engine::{Format, ProgramSpec};
 use crate::sweep::{self, Progress, Stats};
+use ckb_mmr_sdk::weight::Cost;
 use doc_blocks::thousands;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// One step, as build.sh lists it in the manifest (tab-separated:
-/// `tag  label  group  format  binary  debugger-cycles`).
+/// `tag  label  group  format  binary  debugger-cycles  tx-bytes`).
 #[derive(Debug, Clone)]
 pub struct Variant {
     pub tag: String,
@@ -20,6 +22,8 @@ pub struct Variant {
     pub binary: PathBuf,
     /// Cycles ckb-debugger reported for this binary on the reference seed.
     pub debugger_cycles: u64,
+    /// The size (as the node weighs it) of the transaction ckb-debugger ran.
+    pub tx_bytes: usize,
 }
 
 /// A measured step.
@@ -30,6 +34,8 @@ pub struct Row {
     pub delta: Option<i64>,
     pub sweep: Stats,
     pub stripped_bytes: u64,
+    /// The reference seed's transaction: bytes, cycles, weight, minimum fee.
+    pub cost: Cost,
 }
 
 /// The whole table.
@@ -49,7 +55,7 @@ pub fn read_manifest(path: &Path) -> Result<Vec<Variant>, String> {
         .map(|(i, line)| {
             let f: Vec<&str> = line.split('\t').collect();
             let bad = || format!("{}: line {}: {line:?}", path.display(), i + 1);
-            if f.len() != 6 {
+            if f.len() != 7 {
                 return Err(bad());
             }
             Ok(Variant {
@@ -59,13 +65,14 @@ pub fn read_manifest(path: &Path) -> Result<Vec<Variant>, String> {
                 format: Format::from_name(f[3]).ok_or_else(bad)?,
                 binary: base.join(f[4]),
                 debugger_cycles: f[5].parse().map_err(|_| bad())?,
+                tx_bytes: f[6].parse().map_err(|_| bad())?,
             })
         })
         .collect()
 }
 
 /// Measures every variant on the reference seed (which must give ckb-debugger's number
-/// exactly) and on `sweep_seeds`, on all cores.
+/// exactly, in a transaction of the same size) and on `sweep_seeds`, on all cores.
 pub fn measure(
     variants: Vec<Variant>,
     reference_seed: u64,
@@ -80,12 +87,13 @@ pub fn measure(
     let sweep = sweep::run(&specs, &sweep_seeds, threads, "sweep", Progress::Bar)?;
     let mut rows: Vec<Row> = Vec::with_capacity(variants.len());
     for (i, v) in variants.into_iter().enumerate() {
-        let in_process = reference.cycles[i];
-        if in_process != v.debugger_cycles {
+        let (in_process, tx_bytes) = (reference.cycles[i], reference.tx_bytes[i] as usize);
+        if (in_process, tx_bytes) != (v.debugger_cycles, v.tx_bytes) {
             return Err(format!(
-                "{} ({}): ckb-debugger reported {} cycles on seed {reference_seed}, \
-                 ckb-script in-process {in_process}: the engines disagree",
-                v.tag, v.label, v.debugger_cycles
+                "{} ({}): ckb-debugger reported {} cycles in a {}-byte transaction on seed \
+                 {reference_seed}, ckb-script in-process {in_process} in {tx_bytes} bytes: the \
+                 engines disagree",
+                v.tag, v.label, v.debugger_cycles, v.tx_bytes
             ));
         }
         let delta = rows
@@ -101,6 +109,7 @@ pub fn measure(
             delta,
             sweep: sweep.stats(i),
             stripped_bytes,
+            cost: Cost::new(tx_bytes, in_process),
         });
     }
     Ok(Journey {
@@ -135,12 +144,22 @@ impl Journey {
     /// The table as printed (fixed-width text).
     pub fn table(&self) -> String {
         let mut s = format!(
-            "{:<3} {:<40} {:>10} {:>9} {:>10} {:>10} {:>10} {:>8}\n",
-            "#", "variant", "ref seed", "delta", "min", "median", "max", "bytes"
+            "{:<3} {:<40} {:>10} {:>9} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7}\n",
+            "#",
+            "variant",
+            "ref seed",
+            "delta",
+            "min",
+            "median",
+            "max",
+            "bytes",
+            "tx bytes",
+            "weight",
+            "fee"
         );
         for r in &self.rows {
             s.push_str(&format!(
-                "{:<3} {:<40} {:>10} {:>9} {:>10} {:>10} {:>10} {:>8}\n",
+                "{:<3} {:<40} {:>10} {:>9} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7}\n",
                 r.variant.tag,
                 r.variant.label,
                 r.reference_cycles,
@@ -148,7 +167,10 @@ impl Journey {
                 r.sweep.min,
                 r.sweep.median,
                 r.sweep.max,
-                r.stripped_bytes
+                r.stripped_bytes,
+                r.cost.tx_bytes,
+                r.cost.weight,
+                r.cost.fee
             ));
         }
         s
@@ -157,13 +179,14 @@ impl Journey {
     /// The table in Markdown, for docs/performance.md.
     pub fn markdown(&self) -> String {
         let mut s = format!(
-            "| # | variant | cycles, seed {} | delta | min | median | max | stripped bytes |\n\
-             | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+            "| # | variant | cycles, seed {} | delta | min | median | max | stripped bytes | \
+             tx bytes | weight | fee (shannons) |\n\
+             | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
             self.reference_seed
         );
         for r in &self.rows {
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.variant.tag,
                 r.variant.label,
                 thousands(r.reference_cycles as i64),
@@ -171,7 +194,10 @@ impl Journey {
                 thousands(r.sweep.min as i64),
                 thousands(r.sweep.median as i64),
                 thousands(r.sweep.max as i64),
-                thousands(r.stripped_bytes as i64)
+                thousands(r.stripped_bytes as i64),
+                thousands(r.cost.tx_bytes as i64),
+                thousands(r.cost.weight),
+                thousands(r.cost.fee)
             ));
         }
         s
@@ -179,11 +205,12 @@ impl Journey {
 
     pub fn csv(&self) -> String {
         let mut s = String::from(
-            "tag,variant,group,reference_cycles,delta,sweep_min,sweep_median,sweep_max,stripped_bytes\n",
+            "tag,variant,group,reference_cycles,delta,sweep_min,sweep_median,sweep_max,stripped_bytes,\
+             tx_bytes,weight,fee\n",
         );
         for r in &self.rows {
             s.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 r.variant.tag,
                 csv_field(&r.variant.label),
                 r.variant.group,
@@ -192,7 +219,10 @@ impl Journey {
                 r.sweep.min,
                 r.sweep.median,
                 r.sweep.max,
-                r.stripped_bytes
+                r.stripped_bytes,
+                r.cost.tx_bytes,
+                r.cost.weight,
+                r.cost.fee
             ));
         }
         s
@@ -205,6 +235,8 @@ impl Journey {
             "median": "the lower middle value for an even number of seeds",
             "engine": "reference_cycles: ckb-debugger on tx.json, checked equal to ckb-script \
                        in-process; sweep: ckb-script in-process",
+            "weight": "tx_bytes: the reference seed's tx.json, serialized + 4; weight: \
+                       max(tx_bytes, cycles x 0.0001705714); fee: shannons at 1,000 per 1,000 weight",
             "variants": self.rows.iter().map(|r| json!({
                 "tag": r.variant.tag,
                 "variant": r.variant.label,
@@ -214,6 +246,9 @@ impl Journey {
                 "delta": r.delta,
                 "sweep": { "min": r.sweep.min, "median": r.sweep.median, "max": r.sweep.max },
                 "stripped_bytes": r.stripped_bytes,
+                "tx_bytes": r.cost.tx_bytes,
+                "weight": r.cost.weight,
+                "fee": r.cost.fee,
             })).collect::<Vec<_>>(),
         })
     }

@@ -24,7 +24,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Each release verifier on one seed's tx.json in ckb-debugger: input, verifier, run
-    /// result, cycles, stripped bytes. Fails when one rejects the honest transaction.
+    /// result, cycles, witness bytes, its own transaction's bytes, weight and minimum fee,
+    /// stripped bytes. Fails when one rejects the honest transaction.
     Run {
         /// The workload's seed.
         #[arg(long, default_value_t = REFERENCE_SEED)]
@@ -34,6 +35,10 @@ enum Command {
         /// The mock transaction written (and run).
         #[arg(long, default_value = "tx.json")]
         tx: PathBuf,
+        /// Where each verifier's own transaction (its input of tx.json alone) is written, as
+        /// tx-<verifier>.json.
+        #[arg(long, default_value = "build/run")]
+        dir: PathBuf,
     },
     /// Run the release verifiers on many seeds in-process, first on one thread, then on all;
     /// print min/median/max cycles, seeds per second on each and the speedup.
@@ -166,8 +171,6 @@ struct JourneyArgs {
     /// Where the steps are built.
     #[arg(long, default_value = "build/journey")]
     dir: PathBuf,
-    #[command(flatten)]
-    release: Release,
     /// Sweep seeds 1..=N.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
     seeds: u64,
@@ -198,7 +201,12 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(&e),
     };
     let result = match cli.command {
-        Command::Run { seed, release, tx } => runs::run_table(&release.release_dir, seed, &tx),
+        Command::Run {
+            seed,
+            release,
+            tx,
+            dir,
+        } => runs::run_table(&release.release_dir, seed, &tx, &dir),
         Command::Sweep(a) => cmd_sweep(a),
         Command::Journey(a) => cmd_journey(a),
         Command::AccJourney { manifest, doc } => cmd_acc_journey(&manifest, doc.as_deref()),
@@ -333,14 +341,7 @@ fn cmd_sweep(args: SweepArgs) -> Result<(), String> {
     }
     let (one, all) = (one.expect("one round"), all.expect("one round"));
     println!();
-    println!(
-        "{:<20} {:>10} {:>10} {:>10}",
-        "verifier", "min", "median", "max"
-    );
-    for (p, name) in all.programs.iter().enumerate() {
-        let s = all.stats(p);
-        println!("{:<20} {:>10} {:>10} {:>10}", name, s.min, s.median, s.max);
-    }
+    print!("{}", all.table());
     let speedup = all.seeds_per_second() / one.seeds_per_second();
     println!();
     let share = |s: &sweep::Sweep| {
@@ -372,8 +373,18 @@ fn cmd_sweep(args: SweepArgs) -> Result<(), String> {
         let json = serde_json::json!({
             "seeds": { "first": first, "count": n },
             "verifiers": all.programs.iter().enumerate().map(|(p, name)| {
-                let s = all.stats(p);
-                serde_json::json!({ "verifier": name, "min": s.min, "median": s.median, "max": s.max })
+                let (s, b, w) = (all.stats(p), all.tx_bytes_stats(p), all.weight_stats(p));
+                serde_json::json!({
+                    "verifier": name, "min": s.min, "median": s.median, "max": s.max,
+                    "tx_bytes": { "min": b.min, "median": b.median, "max": b.max },
+                    "weight": { "min": w.min, "median": w.median, "max": w.max },
+                    "fee": {
+                        "rate": ckb_mmr_sdk::weight::DEFAULT_MIN_FEE_RATE,
+                        "min": ckb_mmr_sdk::weight::min_fee(w.min),
+                        "median": ckb_mmr_sdk::weight::min_fee(w.median),
+                        "max": ckb_mmr_sdk::weight::min_fee(w.max),
+                    },
+                })
             }).collect::<Vec<_>>(),
             "one_thread": { "seconds": one.elapsed.as_secs_f64(), "seeds_per_second": one.seeds_per_second() },
             "all_threads": { "threads": all.threads, "seconds": all.elapsed.as_secs_f64(), "seeds_per_second": all.seeds_per_second() },
@@ -400,7 +411,7 @@ fn cmd_journey(a: JourneyArgs) -> Result<(), String> {
     let manifest = match a.manifest {
         Some(m) => m,
         None => {
-            runs::build_journey(&root, &a.dir, &a.release.release_dir, a.reference_seed)?;
+            runs::build_journey(&root, &a.dir, a.reference_seed)?;
             a.dir.join("variants.tsv")
         }
     };
@@ -495,7 +506,7 @@ fn cmd_growth(
         "\naccumulator type script, transitions (keep's floor: {} cycles):\n{costs}",
         acc.floor()
     );
-    println!("accumulator type script, cycles / witness bytes against MMR size:\n{rows}");
+    println!("accumulator type script, cycles / witness bytes / weight against MMR size:\n{rows}");
     if let Some(path) = acc_doc {
         splice_file(
             &path,

@@ -2,10 +2,18 @@
 //! seed's tx.json), the journey's reference column, two git revisions side by side
 //! (`compare`) and a flamegraph's profile. Every output is read by
 //! `ckb_mmr_sdk::debugger::parse`.
+//!
+//! A verifier's weight is that of its own transaction: its input cut out of tx.json
+//! (`ckb_mmr_sdk::tx::single_input`), written beside the other outputs and run in
+//! ckb-debugger too, so bytes and cycles come from one transaction (whose cycles must equal
+//! the input's in the whole tx.json).
 
 use crate::steps;
+use ckb_mmr_sdk::ckb_mock_tx_types::{MockTransaction, ReprMockTransaction};
 use ckb_mmr_sdk::debugger::{self, Report};
+use ckb_mmr_sdk::weight::{self, Cost};
 use ckb_mmr_sdk::{tx, Format, Workload};
+use doc_blocks::thousands;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -19,24 +27,23 @@ pub const INPUTS: [(&str, Format); 3] = [
 /// Writes the mock transaction of `seed`'s workload with one input per binary (formats by
 /// position, as [`INPUTS`]).
 pub fn write_tx(path: &Path, seed: u64, binaries: &[PathBuf]) -> Result<Workload, String> {
-    let inputs: Vec<(PathBuf, Format)> = binaries
-        .iter()
-        .zip(INPUTS)
-        .map(|(bin, (_, format))| (bin.clone(), format))
-        .collect();
-    write_tx_formats(path, seed, &inputs)
+    let formats: Vec<Format> = INPUTS.iter().map(|i| i.1).collect();
+    write_cells(path, seed, binaries, &formats).map(|(w, _)| w)
 }
 
-/// [`write_tx`] with each input's payload format given (the journey's version 1 steps).
-pub fn write_tx_formats(
+/// Writes the mock transaction of `seed`'s workload with one input per binary, each reading
+/// the format at its position; returns the workload and the transaction.
+fn write_cells(
     path: &Path,
     seed: u64,
-    inputs: &[(PathBuf, Format)],
-) -> Result<Workload, String> {
+    binaries: &[PathBuf],
+    formats: &[Format],
+) -> Result<(Workload, MockTransaction), String> {
     let w = Workload::from_seed(seed);
-    let cells = inputs
+    let cells = binaries
         .iter()
-        .map(|&(ref bin, format)| {
+        .zip(formats)
+        .map(|(bin, &format)| {
             Ok(tx::Cell {
                 binary: std::fs::read(bin).map_err(|e| format!("{}: {e}", bin.display()))?,
                 lock_args: w.lock_args(),
@@ -44,9 +51,59 @@ pub fn write_tx_formats(
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let json = serde_json::to_string_pretty(&tx::mock_transaction(&cells)).expect("json");
-    crate::write(path, &json)?;
-    Ok(w)
+    let mock = tx::mock(&cells, &[], &[]);
+    write_mock(path, &mock)?;
+    Ok((w, mock))
+}
+
+fn write_mock(path: &Path, mock: &MockTransaction) -> Result<(), String> {
+    let repr = ReprMockTransaction::from(mock.clone());
+    crate::write(path, &serde_json::to_string_pretty(&repr).expect("json"))
+}
+
+/// One verifier's own transaction, run: what ckb-debugger reported, its witness and its size.
+#[derive(Debug, Clone, Copy)]
+pub struct Own {
+    pub report: Report,
+    pub witness_bytes: usize,
+    pub tx_bytes: usize,
+}
+
+impl Own {
+    /// Bytes, cycles, weight and minimum fee, when the lock accepted.
+    pub fn cost(&self) -> Option<Cost> {
+        match (self.report.result, self.report.cycles) {
+            (0, Some(c)) => Some(Cost::new(self.tx_bytes, c)),
+            _ => None,
+        }
+    }
+}
+
+/// Input `index` of `tx_file` as a transaction of its own (`tx::single_input`), written to
+/// `out` and run in ckb-debugger; fails unless it runs as the input does in the whole file.
+pub fn own_transaction(tx_file: &Path, index: usize, out: &Path) -> Result<Own, String> {
+    let whole = tx::read(tx_file)?;
+    let one = tx::single_input(&whole, index)
+        .ok_or_else(|| format!("{}: no input {index} with its code", tx_file.display()))?;
+    write_mock(out, &one)?;
+    let (report, in_whole) = (lock(out, 0)?, lock(tx_file, index)?);
+    if report != in_whole {
+        return Err(format!(
+            "input {index} of {} alone ({}) ran {report:?}, in the whole file {in_whole:?}",
+            tx_file.display(),
+            out.display()
+        ));
+    }
+    let witness = one
+        .tx
+        .witnesses()
+        .get(0)
+        .expect("single_input keeps the witness");
+    Ok(Own {
+        report,
+        witness_bytes: witness.raw_data().len(),
+        tx_bytes: weight::tx_bytes(&one.tx),
+    })
 }
 
 /// ckb-debugger on input `index`'s lock.
@@ -67,8 +124,10 @@ pub fn release_binaries(dir: &Path) -> Result<Vec<(&'static str, PathBuf)>, Stri
     Ok(present)
 }
 
-/// The cycle table: every release verifier on `seed` in ckb-debugger. Fails when one rejects.
-pub fn run_table(release: &Path, seed: u64, tx_file: &Path) -> Result<(), String> {
+/// The cycle table: every release verifier on `seed` in ckb-debugger, with its witness and
+/// its own transaction's bytes, weight and minimum fee (each written to `dir`). Fails when one
+/// rejects.
+pub fn run_table(release: &Path, seed: u64, tx_file: &Path, dir: &Path) -> Result<(), String> {
     let bins = release_binaries(release)?;
     let paths: Vec<PathBuf> = bins.iter().map(|(_, p)| p.clone()).collect();
     let w = write_tx(tx_file, seed, &paths)?;
@@ -80,22 +139,59 @@ pub fn run_table(release: &Path, seed: u64, tx_file: &Path) -> Result<(), String
         tx_file.display()
     );
     println!();
+    let line = |cells: [&str; 9]| {
+        format!(
+            "{:<6} {:<18} {:<6} {:>9} {:>8} {:>8} {:>7} {:>8} {:>9}",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8]
+        )
+    };
     println!(
-        "{:<6} {:<20} {:<11} {:>12} {:>14}",
-        "input", "verifier", "run result", "cycles", "stripped bytes"
+        "{}",
+        line([
+            "input", "verifier", "result", "cycles", "witness", "tx bytes", "weight", "fee",
+            "stripped"
+        ])
     );
     let mut failed = false;
     for (i, (name, path)) in bins.iter().enumerate() {
-        let r = lock(tx_file, i)?;
-        let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let cycles = r.cycles.map(|c| c.to_string()).unwrap_or("-".into());
+        let own = own_transaction(tx_file, i, &dir.join(format!("tx-{name}.json")))?;
+        let stripped = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let cost = own.cost();
+        let show = |v: Option<u64>| v.map_or("-".to_string(), thousands);
         println!(
-            "{:<6} {:<20} {:<11} {:>12} {:>14}",
-            i, name, r.result, cycles, bytes
+            "{}",
+            line([
+                &i.to_string(),
+                name,
+                &own.report.result.to_string(),
+                &show(own.report.cycles),
+                &thousands(own.witness_bytes),
+                &thousands(own.tx_bytes),
+                &show(cost.map(|c| c.weight)),
+                &show(cost.map(|c| c.fee)),
+                &thousands(stripped),
+            ])
         );
-        failed |= r.result != 0;
+        failed |= own.report.result != 0;
     }
     println!();
+    println!(
+        "witness: the WitnessArgs bytes. tx bytes: the verifier's own transaction (its input,\n\
+         code cell dep, output and witness: {}/tx-<verifier>.json), serialized + 4, as the\n\
+         node weighs it. weight = max(tx bytes, cycles x {}). fee: shannons at the\n\
+         default minimum rate, {} per 1,000 weight.",
+        dir.display(),
+        weight::BYTES_PER_CYCLE,
+        thousands(weight::DEFAULT_MIN_FEE_RATE)
+    );
     println!(
         "Reproduce one row: ckb-debugger --tx-file {} --cell-type input --script-group-type \
          lock --cell-index N",
@@ -107,10 +203,11 @@ pub fn run_table(release: &Path, seed: u64, tx_file: &Path) -> Result<(), String
     Ok(())
 }
 
-/// Builds every journey step under `dir/NN` and runs it on `seed` in ckb-debugger (a
-/// baseline step as input 0, any other as input 1 beside the release baseline); writes the
-/// manifests `dir/variants.tsv` and `dir/acc-variants.tsv` the measurements read.
-pub fn build_journey(root: &Path, dir: &Path, release: &Path, seed: u64) -> Result<(), String> {
+/// Builds every journey step under `dir/NN` and runs it on `seed` in ckb-debugger, in a
+/// transaction of its own (`dir/NN/tx.json`, input 0); writes the manifests
+/// `dir/variants.tsv` (with each step's cycles and transaction bytes) and
+/// `dir/acc-variants.tsv` the measurements read.
+pub fn build_journey(root: &Path, dir: &Path, seed: u64) -> Result<(), String> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
@@ -120,21 +217,11 @@ pub fn build_journey(root: &Path, dir: &Path, release: &Path, seed: u64) -> Resu
         eprintln!("==> journey {tag}: {}", step.label);
         let bin = steps::build(root, step, &dir.join(&tag))?;
         let txf = dir.join(&tag).join("tx.json");
+        // The step's own format: the journey's earlier compiled steps read version 1.
         let format = step.format();
-        let (index, inputs) = if step.group() == "baseline-verifier" {
-            (0, vec![(bin.clone(), format)])
-        } else {
-            (
-                1,
-                vec![
-                    (release.join("baseline-verifier"), Format::Baseline),
-                    (bin.clone(), format),
-                ],
-            )
-        };
-        write_tx_formats(&txf, seed, &inputs)?;
-        let format = format.name();
-        let r = lock(&txf, index)?;
+        let (_, mock) = write_cells(&txf, seed, &[bin], &[format])?;
+        let tx_bytes = weight::tx_bytes(&mock.tx);
+        let r = lock(&txf, 0)?;
         let cycles = match (r.result, r.cycles) {
             (0, Some(c)) => c,
             _ => {
@@ -145,9 +232,10 @@ pub fn build_journey(root: &Path, dir: &Path, release: &Path, seed: u64) -> Resu
             }
         };
         manifest.push_str(&format!(
-            "{tag}\t{}\t{}\t{format}\t{tag}/{}\t{cycles}\n",
+            "{tag}\t{}\t{}\t{}\t{tag}/{}\t{cycles}\t{tx_bytes}\n",
             step.label,
             step.group(),
+            format.name(),
             step.binary_name()
         ));
     }
@@ -166,9 +254,18 @@ pub fn build_journey(root: &Path, dir: &Path, release: &Path, seed: u64) -> Resu
     crate::write(&dir.join("acc-variants.tsv"), &acc)
 }
 
+/// One verifier of a built tree on one seed: its own transaction's run and its stripped size.
+#[derive(Debug, Clone)]
+pub struct Measure {
+    pub verifier: String,
+    pub seed: u64,
+    pub own: Own,
+    pub stripped: u64,
+}
+
 /// Every verifier of a built tree on `seeds`, each side's tx.json written by its own
-/// tx-generator (`txgen`): (verifier, seed, report, stripped bytes).
-type Measured = Vec<(String, u64, Report, u64)>;
+/// tx-generator (`txgen`).
+type Measured = Vec<Measure>;
 
 fn measure_tree(tree: &Path, txgen: &Path, seeds: &[u64]) -> Result<Measured, String> {
     let bins = release_binaries(&tree.join("build/release"))?;
@@ -189,8 +286,13 @@ fn measure_tree(tree: &Path, txgen: &Path, seeds: &[u64]) -> Result<Measured, St
             ));
         }
         for (i, (name, path)) in bins.iter().enumerate() {
-            let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-            out.push((name.to_string(), seed, lock(&txf, i)?, bytes));
+            let own = tree.join(format!("tx-{seed}-{name}.json"));
+            out.push(Measure {
+                verifier: name.to_string(),
+                seed,
+                own: own_transaction(&txf, i, &own)?,
+                stripped: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            });
         }
     }
     Ok(out)
@@ -304,57 +406,76 @@ pub fn compare(root: &Path, refs: [&str; 2], seeds: &[u64]) -> Result<(), String
     Ok(())
 }
 
-/// The side-by-side table of two measurements.
+/// The side-by-side table of two measurements: cycles, witness bytes, weight (whose minimum
+/// fee in shannons is the same number) and stripped bytes, each with its delta.
 pub fn compare_table(a: &Measured, b: &Measured) -> String {
-    let mut keys: Vec<(String, u64)> = a.iter().map(|m| (m.0.clone(), m.1)).collect();
+    let mut keys: Vec<(String, u64)> = a.iter().map(|m| (m.verifier.clone(), m.seed)).collect();
     for m in b {
-        if !keys.contains(&(m.0.clone(), m.1)) {
-            keys.push((m.0.clone(), m.1));
+        if !keys.contains(&(m.verifier.clone(), m.seed)) {
+            keys.push((m.verifier.clone(), m.seed));
         }
     }
-    let find =
-        |set: &Measured, k: &(String, u64)| set.iter().find(|m| m.0 == k.0 && m.1 == k.1).cloned();
-    let show = |m: &Option<(String, u64, Report, u64)>| match m {
+    let find = |set: &Measured, k: &(String, u64)| {
+        set.iter()
+            .find(|m| m.verifier == k.0 && m.seed == k.1)
+            .cloned()
+    };
+    let show = |m: &Option<Measure>| match m {
         None => "-".to_string(),
-        Some((_, _, r, _)) if r.result != 0 => format!("exit {}", r.result),
-        Some((_, _, r, _)) => r.cycles.map(|c| c.to_string()).unwrap_or("-".into()),
+        Some(m) if m.own.report.result != 0 => format!("exit {}", m.own.report.result),
+        Some(m) => m.own.report.cycles.map_or("-".into(), |c| c.to_string()),
+    };
+    // A column pair (A, B) with B - A, from a number each side may have.
+    let pair = |ma: &Option<Measure>, mb: &Option<Measure>, f: &dyn Fn(&Measure) -> Option<u64>| {
+        let (x, y) = (ma.as_ref().and_then(f), mb.as_ref().and_then(f));
+        let text = |v: Option<u64>| v.map_or("-".into(), |v| v.to_string());
+        let delta = match (x, y) {
+            (Some(x), Some(y)) => format!("{:+}", y as i64 - x as i64),
+            _ => String::new(),
+        };
+        format!("{:>8} {:>8} {:>7}", text(x), text(y), delta)
     };
     let mut s = format!(
-        "{:<18} {:>20} {:>12} {:>12} {:>10} {:>8} {:>8} {:>8} {:>7}\n",
+        "{:<18} {:>20} {:>10} {:>10} {:>9} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>7} {:>8} {:>8} {:>7}\n",
         "verifier",
         "seed",
         "A cycles",
         "B cycles",
         "delta",
         "delta %",
+        "A witness",
+        "B witness",
+        "delta",
+        "A weight",
+        "B weight",
+        "delta",
         "A bytes",
         "B bytes",
         "delta"
     );
     for k in &keys {
         let (ma, mb) = (find(a, k), find(b, k));
-        let (mut d, mut p, mut ds) = (String::new(), String::new(), String::new());
-        if let (Some(x), Some(y)) = (&ma, &mb) {
-            if let (0, 0, Some(ca), Some(cb)) = (x.2.result, y.2.result, x.2.cycles, y.2.cycles) {
-                d = format!("{:+}", cb as i64 - ca as i64);
-                p = format!("{:+.2}", (cb as f64 - ca as f64) * 100.0 / ca as f64);
-            }
-            ds = format!("{:+}", y.3 as i64 - x.3 as i64);
-        }
-        let bytes = |m: &Option<(String, u64, Report, u64)>| {
-            m.as_ref().map(|m| m.3.to_string()).unwrap_or("-".into())
+        let (mut d, mut p) = (String::new(), String::new());
+        let cycles = |m: &Option<Measure>| {
+            m.as_ref()
+                .filter(|m| m.own.report.result == 0)
+                .and_then(|m| m.own.report.cycles)
         };
+        if let (Some(ca), Some(cb)) = (cycles(&ma), cycles(&mb)) {
+            d = format!("{:+}", cb as i64 - ca as i64);
+            p = format!("{:+.2}", (cb as f64 - ca as f64) * 100.0 / ca as f64);
+        }
         s.push_str(&format!(
-            "{:<18} {:>20} {:>12} {:>12} {:>10} {:>8} {:>8} {:>8} {:>7}\n",
+            "{:<18} {:>20} {:>10} {:>10} {:>9} {:>8} {} {} {}\n",
             k.0,
             k.1,
             show(&ma),
             show(&mb),
             d,
             p,
-            bytes(&ma),
-            bytes(&mb),
-            ds
+            pair(&ma, &mb, &|m| Some(m.own.witness_bytes as u64)),
+            pair(&ma, &mb, &|m| m.own.cost().map(|c| c.weight)),
+            pair(&ma, &mb, &|m| Some(m.stripped)),
         ));
     }
     s

@@ -12,9 +12,11 @@
 //!   never take the progress bar's lock);
 //! - the one shared write is the next-seed counter, once per seed (milliseconds of work apart),
 //!   on its own cache line;
-//! - results are compact: one `u64` per run, seed-major, merged after the threads join.
+//! - results are compact: two `u64`s per run (cycles, transaction bytes), seed-major, merged
+//!   after the threads join.
 
 use crate::engine::{Engine, Outcome, ProgramSpec};
+use ckb_mmr_sdk::weight;
 use ckb_mmr_sdk::Workload;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,6 +34,8 @@ pub struct Sweep {
     pub programs: Vec<String>,
     /// `cycles[s * programs.len() + p]`: cycles of program `p` on seed `seeds[s]`.
     pub cycles: Vec<u64>,
+    /// The size of each run's transaction as the node weighs it, indexed as `cycles`.
+    pub tx_bytes: Vec<u64>,
     pub threads: usize,
     pub elapsed: Duration,
     /// CPU time of the whole process (all threads) during the run, when /proc tells it.
@@ -46,6 +50,57 @@ impl Sweep {
 
     pub fn stats(&self, program: usize) -> Stats {
         Stats::of(self.cycles_of(program).collect())
+    }
+
+    /// Each run's (transaction bytes, cycles) of `program`, in seed order.
+    fn sized(&self, program: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let n = self.programs.len();
+        (0..self.seeds.len()).map(move |s| {
+            let i = s * n + program;
+            (self.tx_bytes[i] as usize, self.cycles[i])
+        })
+    }
+
+    /// Min, median and max of `program`'s transaction bytes.
+    pub fn tx_bytes_stats(&self, program: usize) -> Stats {
+        Stats::of(self.sized(program).map(|(b, _)| b as u64).collect())
+    }
+
+    /// Min, median and max of `program`'s weights; the minimum fee in shannons is the weight.
+    pub fn weight_stats(&self, program: usize) -> Stats {
+        Stats::of(
+            self.sized(program)
+                .map(|(b, c)| weight::weight(b, c))
+                .collect(),
+        )
+    }
+
+    /// Per program, min/median/max of cycles, transaction bytes and weight (which, at the
+    /// default minimum fee rate, is the fee in shannons), as `cycle-lab sweep` prints them.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "{:<20} {:^32} {:^26} {:^26}",
+            "", "cycles", "tx bytes", "weight (= min fee)"
+        )
+        .trim_end()
+        .to_string();
+        s.push('\n');
+        s.push_str(&format!(
+            "{:<20} {:>10} {:>10} {:>10}",
+            "verifier", "min", "median", "max"
+        ));
+        for _ in 0..2 {
+            s.push_str(&format!(" {:>8} {:>8} {:>8}", "min", "median", "max"));
+        }
+        s.push('\n');
+        for (p, name) in self.programs.iter().enumerate() {
+            let (c, b, w) = (self.stats(p), self.tx_bytes_stats(p), self.weight_stats(p));
+            s.push_str(&format!(
+                "{:<20} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
+                name, c.min, c.median, c.max, b.min, b.median, b.max, w.min, w.median, w.max
+            ));
+        }
+        s
     }
 
     pub fn seeds_per_second(&self) -> f64 {
@@ -150,17 +205,22 @@ pub fn run(
 
     let width = specs.len();
     let mut cycles = vec![0u64; seeds.len() * width];
+    let mut tx_bytes = vec![0u64; seeds.len() * width];
     for part in parts {
-        // Each record: seed index, then one cycle count per program.
-        for record in part?.chunks_exact(width + 1) {
+        // Each record: seed index, then cycles and transaction bytes per program.
+        for record in part?.chunks_exact(2 * width + 1) {
             let s = record[0] as usize;
-            cycles[s * width..(s + 1) * width].copy_from_slice(&record[1..]);
+            for (p, run) in record[1..].chunks_exact(2).enumerate() {
+                cycles[s * width + p] = run[0];
+                tx_bytes[s * width + p] = run[1];
+            }
         }
     }
     Ok(Sweep {
         seeds: seeds.to_vec(),
         programs: specs.iter().map(|s| s.name.clone()).collect(),
         cycles,
+        tx_bytes,
         threads,
         elapsed,
         cpu,
@@ -174,7 +234,7 @@ fn worker(
     done: &AtomicUsize,
 ) -> Result<Vec<u64>, String> {
     let engine = Engine::new(specs);
-    let mut out = Vec::with_capacity((seeds.len() / 2 + 1) * (specs.len() + 1));
+    let mut out = Vec::with_capacity((seeds.len() / 2 + 1) * (2 * specs.len() + 1));
     let mut count = 0;
     loop {
         let s = next.fetch_add(1, Ordering::Relaxed);
@@ -193,9 +253,12 @@ fn worker(
                     &witnesses.last().expect("just pushed").1
                 }
             };
-            match engine.run(p, &args, witness) {
-                Outcome::Accepted(cycles) => out.push(cycles),
-                other => {
+            match engine.run_sized(p, &args, witness) {
+                (Outcome::Accepted(cycles), tx_bytes) => {
+                    out.push(cycles);
+                    out.push(tx_bytes as u64);
+                }
+                (other, _) => {
                     // Stop the other workers early: no more seeds to take.
                     next.store(seeds.len(), Ordering::Relaxed);
                     return Err(format!(

@@ -89,10 +89,16 @@ fn the_engine_sees_refusals() {
     data.extend_from_slice(&26u64.to_le_bytes());
     let mut changed = data.clone();
     changed[0] ^= 1;
-    let outcome = engine.run_type(0, &[1; 32], Some(&data), &changed, &[tag::KEEP]);
+    let outcome = engine
+        .run_type(0, &[1; 32], Some(&data), &changed, &[tag::KEEP])
+        .0;
     assert_eq!(outcome, Outcome::Rejected(Error::OutputMismatch.code()));
-    let outcome = engine.run_type(0, &[1; 32], Some(&data), &data, &[tag::KEEP]);
+    let outcome = engine
+        .run_type(0, &[1; 32], Some(&data), &data, &[tag::KEEP])
+        .0;
     assert!(matches!(outcome, Outcome::Accepted(_)), "{outcome:?}");
-    let outcome = engine.run_type(0, &[1; 32], None, &data[..39], &[tag::IMPORT]);
+    let outcome = engine
+        .run_type(0, &[1; 32], None, &data[..39], &[tag::IMPORT])
+        .0;
     assert_eq!(outcome, Outcome::Rejected(Error::DataLength.code()));
 }
