@@ -520,3 +520,82 @@ pub fn profile(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measure(verifier: &str, cycles: Option<u64>, witness: usize, tx: usize) -> Measure {
+        Measure {
+            verifier: verifier.into(),
+            seed: 7,
+            own: Own {
+                report: Report {
+                    result: if cycles.is_some() { 0 } else { 9 },
+                    cycles,
+                },
+                witness_bytes: witness,
+                tx_bytes: tx,
+            },
+            stripped: 8_000,
+        }
+    }
+
+    /// Cycles, witness bytes and weight side by side with their deltas; a refusal shows its
+    /// exit code and no weight.
+    #[test]
+    fn compare_shows_witness_and_weight_deltas() {
+        let a = vec![
+            measure("compiled-verifier", Some(542_707), 13_875, 14_165),
+            measure("c-verifier", Some(543_954), 13_875, 14_165),
+        ];
+        let b = vec![
+            measure("compiled-verifier", Some(550_000), 12_900, 13_190),
+            measure("c-verifier", None, 12_900, 13_190),
+        ];
+        let table = compare_table(&a, &b);
+        let rows: Vec<Vec<&str>> = table
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(
+            rows[0],
+            [
+                "compiled-verifier",
+                "7",
+                "542707",
+                "550000",
+                "+7293",
+                "+1.34",
+                "13875",
+                "12900",
+                "-975",
+                "14165",
+                "13190",
+                "-975",
+                "8000",
+                "8000",
+                "+0"
+            ]
+        );
+        assert_eq!(
+            rows[1],
+            [
+                "c-verifier",
+                "7",
+                "543954",
+                "exit",
+                "9",
+                "13875",
+                "12900",
+                "-975",
+                "14165",
+                "-",
+                "8000",
+                "8000",
+                "+0"
+            ]
+        );
+    }
+}
