@@ -112,6 +112,8 @@
 //! [`tx`] writes the mock transaction ckb-debugger runs (`--tx-file`, ckb-mock-tx-types'
 //! `ReprMockTransaction`), [`debugger`] runs it; [`debug`] rebuilds a committed transaction
 //! as one. [`script`] parses and hashes the scripts that name owners and accumulators.
+//! [`weight`] gives what a transaction costs its sender: its weight (the larger of its bytes
+//! and its cycles in bytes) and the fee at a fee rate, as the node computes them.
 //!
 //! # Errors
 //!

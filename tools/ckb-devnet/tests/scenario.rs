@@ -189,6 +189,8 @@ fn check_accumulator(report: &Report) {
         "witness_bytes",
         "leaves_appended",
         "mmr_size_after",
+        "weight",
+        "fee",
     ] {
         assert!(
             json["accumulator"][0].get(field).is_some(),
@@ -349,6 +351,9 @@ fn scenario_on_a_fresh_dev_chain() {
         "debugger_cycles",
         "tx_bytes",
         "fee_shannons",
+        "cycles_weight",
+        "weight",
+        "fee",
     ] {
         assert!(json["spends"][0].get(field).is_some(), "spends[].{field}");
     }

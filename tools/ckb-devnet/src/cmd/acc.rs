@@ -9,6 +9,7 @@ use ckb_mmr_sdk::deploy;
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::key::Key;
 use ckb_mmr_sdk::wallet::Wallet;
+use ckb_mmr_sdk::weight;
 use ckb_mmr_sdk::{hex, out_point_text};
 use ckb_types::{packed, prelude::*, H256};
 use clap::{Args, Subcommand};
@@ -223,6 +224,9 @@ struct Created {
     cycles: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tx_bytes: Option<usize>,
+    /// max(tx bytes, cycles x 0.0001705714): what the node charges for (ckb_mmr_sdk::weight).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weight: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fee_shannons: Option<u64>,
 }
@@ -242,6 +246,8 @@ struct SentRow {
     tx_hash: String,
     cycles: u64,
     tx_bytes: usize,
+    /// The last transaction's weight (ckb_mmr_sdk::weight).
+    weight: u64,
     fee_shannons: u64,
     transactions: usize,
     tx_hashes: Vec<String>,
@@ -276,6 +282,7 @@ fn create(a: &CreateArgs) -> Result<()> {
             tx_hash: None,
             cycles: None,
             tx_bytes: None,
+            weight: None,
             fee_shannons: None,
         };
         print(json, &acc_row(&found, row));
@@ -297,6 +304,7 @@ fn create(a: &CreateArgs) -> Result<()> {
         tx_hash: Some(format!("{hash:#x}")),
         cycles: Some(cycles),
         tx_bytes: Some(built.size()),
+        weight: Some(weight::weight(built.size(), cycles)),
         fee_shannons: Some(built.fee),
     };
     print(json, &acc_row(&acc, row));
@@ -360,6 +368,7 @@ fn print_sent(json: bool, before: &Accumulator, sent: &[Sent]) {
         tx_hash: format!("{:#x}", last.hash),
         cycles: last.cycles,
         tx_bytes: last.tx_bytes,
+        weight: weight::weight(last.tx_bytes, last.cycles),
         fee_shannons: sent.iter().map(|s| s.fee).sum(),
         transactions: sent.len(),
         tx_hashes: sent.iter().map(|s| format!("{:#x}", s.hash)).collect(),

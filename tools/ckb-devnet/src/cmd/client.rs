@@ -10,6 +10,7 @@ use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::mmr_cell::{self, Spend};
 use ckb_mmr_sdk::rpc::{CallError, IndexedCell, POOL_DUPLICATED};
 use ckb_mmr_sdk::wallet::Wallet;
+use ckb_mmr_sdk::weight;
 use ckb_mmr_sdk::{hex, out_point_text, Format, Mode};
 use ckb_types::{packed, prelude::*};
 use clap::Args;
@@ -250,6 +251,8 @@ struct SpendRow {
     status: &'static str,
     cycles: Option<u64>,
     tx_bytes: usize,
+    /// max(tx bytes, cycles x 0.0001705714): what the node charges for (ckb_mmr_sdk::weight).
+    weight: Option<u64>,
     fee_shannons: u64,
     spent: String,
     #[serde(flatten)]
@@ -299,6 +302,7 @@ pub fn spend(a: &SpendArgs) -> Result<()> {
         status: "committed",
         cycles: Some(cycles),
         tx_bytes: built.size(),
+        weight: Some(weight::weight(built.size(), cycles)),
         fee_shannons: built.fee,
         spent: out_point_text(&cell.out_point),
         by_reference: None,
@@ -367,6 +371,7 @@ fn spend_by_reference(a: &SpendArgs, type_id: [u8; 32]) -> Result<()> {
             status: "committed",
             cycles,
             tx_bytes: built.size(),
+            weight: cycles.map(|c| weight::weight(built.size(), c)),
             fee_shannons: built.fee,
             spent: out_point_text(&cell.out_point),
             by_reference: Some(ByReferenceRow {
