@@ -71,7 +71,7 @@ fn store_equals_in_memory_builders_on_random_sizes() {
                 );
                 assert_eq!(
                     proof.compiled_payload().unwrap(),
-                    compiled_proof::compile(ref_size, &items, &proved).unwrap()
+                    compiled_proof::compile_compact(ref_size, &items, &proved).unwrap()
                 );
             }
             if m < n {
