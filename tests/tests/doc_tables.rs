@@ -320,9 +320,9 @@ fn growth_summary(g: &cycle_lab::growth::Growth) -> String {
     wrap(&format!(
         "Read it as: a single proved leaf costs {} cycles at 2^{first} leaves and {} at \
          2^{last} on the compiled verifier, about {} per doubling of the MMR (C {}, baseline \
-         {}, from {} to {}), and its witness grows by {:.0} bytes per doubling (one item and its \
-         opcode), to {:.1} KB at 2^{last}. More leaves share the upper levels of their paths, \
-         so 10 leaves cost less than ten single ones. A witness carries at most {} leaves \
+         {}, from {} to {}), and its witness grows by {:.0} bytes per doubling (one item, and \
+         a byte of the leaf's index every seven), to {:.1} KB at 2^{last}. More leaves share \
+         the upper levels of their paths, so 10 leaves cost less than ten single ones. A witness carries at most {} leaves \
          (compiled format; {} baseline) of a 2^{last}-leaf MMR, {} ({}) of a 2^12-leaf one, \
          and every proof that fits costs at most about {:.2}M cycles on the compiled and C \
          verifiers and {:.2}M on the baseline. Bytes, not cycles, set the weight everywhere \
@@ -751,8 +751,8 @@ fn performance_md_journey_ends_at_the_release_binaries() {
     let journey = table_rows(block(&perf, "journey-table"));
     for (verifier, step) in [
         ("baseline", "baseline: + lean ELF"),
-        ("compiled", "compiled: + lean ELF"),
-        ("c", "c (clang 19): + lean ELF"),
+        ("compiled", "compiled: + compact format (version 2)"),
+        ("c", "c (clang 19): + compact format (version 2)"),
     ] {
         let r = release.iter().find(|r| r[0] == verifier).unwrap();
         let j = journey.iter().find(|j| j[1] == step).unwrap();
@@ -777,29 +777,37 @@ fn readme_cycle_table() {
 
 /// docs/c-verifier.md's builds, in its words, and the journey step (performance.md's journey
 /// table, `./build.sh journey`) each is.
-const C_BUILDS: [(&str, &str); 6] = [
+const C_BUILDS: [(&str, &str); 8] = [
     (
         "clang-19, `MERGE=asm` (the default)",
-        "c (clang 19): + lean ELF",
+        "c (clang 19): + compact format (version 2)",
     ),
     (
         "GCC 12 `-mtune=thead-c906`, `MERGE=asm`",
+        "c (gcc 12): + compact format (version 2)",
+    ),
+    (
+        "clang-19, `MERGE=asm`, `FORMAT=v1`",
+        "c (clang 19): + lean ELF",
+    ),
+    (
+        "GCC 12 `-mtune=thead-c906`, `MERGE=asm`, `FORMAT=v1`",
         "c (gcc 12): + lean ELF",
     ),
     (
-        "clang-19, `MERGE=asm`, `LEAN_ELF=0`",
+        "clang-19, `MERGE=asm`, `LEAN_ELF=0`, `FORMAT=v1`",
         "c (clang 19): + asm kernel",
     ),
     (
-        "GCC 12 `-mtune=thead-c906`, `MERGE=asm`, `LEAN_ELF=0`",
+        "GCC 12 `-mtune=thead-c906`, `MERGE=asm`, `LEAN_ELF=0`, `FORMAT=v1`",
         "c (gcc 12): + asm kernel",
     ),
     (
-        "clang-19, `MERGE=stdlib`, `LEAN_ELF=0`",
+        "clang-19, `MERGE=stdlib`, `LEAN_ELF=0`, `FORMAT=v1`",
         "c (clang 19): ckb-c-stdlib blake2b",
     ),
     (
-        "GCC 12 `-mtune=thead-c906`, `MERGE=stdlib`, `LEAN_ELF=0`",
+        "GCC 12 `-mtune=thead-c906`, `MERGE=stdlib`, `LEAN_ELF=0`, `FORMAT=v1`",
         "c (gcc 12): ckb-c-stdlib blake2b",
     ),
 ];

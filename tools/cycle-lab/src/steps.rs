@@ -102,8 +102,9 @@ const RUST_LOCK_STEPS: [RustSteps; 2] = [
     ),
 ];
 
-/// The C verifier's builds: (label, C_COMPILER, MERGE, LEAN_ELF, FORMAT v2).
-const C_STEPS: [(&str, &str, &str, bool, bool); 7] = [
+/// The C verifier's builds: (label, C_COMPILER, MERGE, LEAN_ELF, FORMAT v2). The clang rows
+/// end at the deployed build (clang, asm kernel, lean ELF, version 2); the GCC rows follow.
+const C_STEPS: [(&str, &str, &str, bool, bool); 8] = [
     (
         "c (gcc 12): ckb-c-stdlib blake2b",
         "gcc",
@@ -120,6 +121,13 @@ const C_STEPS: [(&str, &str, &str, bool, bool); 7] = [
     ),
     ("c (clang 19): + asm kernel", "clang", "asm", false, false),
     ("c (clang 19): + lean ELF", "clang", "asm", true, false),
+    (
+        "c (clang 19): + compact format (version 2)",
+        "clang",
+        "asm",
+        true,
+        true,
+    ),
     ("c (gcc 12): + asm kernel", "gcc", "asm", false, false),
     ("c (gcc 12): + lean ELF", "gcc", "asm", true, false),
     (
@@ -295,7 +303,7 @@ mod tests {
     #[test]
     fn steps_accumulate_their_features() {
         let steps = lock_steps();
-        assert_eq!(steps.len(), 26);
+        assert_eq!(steps.len(), 27);
         let features = |label: &str| match &steps.iter().find(|s| s.label == label).unwrap().build {
             Build::Rust { features, .. } => features.join(","),
             Build::C { .. } => unreachable!(),
@@ -341,7 +349,11 @@ mod tests {
             Format::Compiled
         );
         assert_eq!(format("baseline: + lean ELF"), Format::Baseline);
-        assert_eq!(steps[25].group(), "c");
-        assert_eq!(steps[25].binary_name(), "c-verifier");
+        assert_eq!(
+            format("c (clang 19): + compact format (version 2)"),
+            Format::Compiled
+        );
+        assert_eq!(steps[26].group(), "c");
+        assert_eq!(steps[26].binary_name(), "c-verifier");
     }
 }
