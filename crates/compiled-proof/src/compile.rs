@@ -91,6 +91,14 @@ impl Roles {
     fn indexes(&self) -> Vec<u64> {
         self.records.iter().map(|&(i, _)| i).collect()
     }
+
+    /// The item that is the sibling of `node`.
+    fn item_for(&self, node: (u64, u32)) -> Result<[u8; 32], CompileError> {
+        self.siblings
+            .get(&node)
+            .copied()
+            .ok_or(CompileError::MissingProofItem)
+    }
 }
 
 /// Replays upstream `calculate_peaks_hashes` to give every item its role, so any proof
@@ -199,7 +207,7 @@ pub fn compile(
     for (plan, &(start, height)) in roles.plans.iter().zip(&roles.peaks) {
         match plan {
             PeakPlan::Leaves => {
-                emit(&indexes, &roles.siblings, start, height, &mut commands)?;
+                emit(&indexes, &roles, start, height, &mut commands)?;
                 commands.push(Command::Peak);
             }
             PeakPlan::Item(item) => commands.push(Command::PeakProof(*item)),
@@ -219,13 +227,6 @@ pub fn compile_compact(
 ) -> Result<Vec<u8>, CompileError> {
     let roles = roles(mmr_size, proof_items, leaves)?;
     let indexes = roles.indexes();
-    let item_for = |node: (u64, u32)| {
-        roles
-            .siblings
-            .get(&node)
-            .copied()
-            .ok_or(CompileError::MissingProofItem)
-    };
     let mut ordered = Vec::new();
     for (k, (plan, &(start, height))) in roles.plans.iter().zip(&roles.peaks).enumerate() {
         match plan {
@@ -243,7 +244,7 @@ pub fn compile_compact(
                         if index >> h & 1 == 1 && pending >> h & 1 == 1 {
                             pending ^= 1 << h;
                         } else {
-                            ordered.push(item_for((first ^ (1 << h), h))?);
+                            ordered.push(roles.item_for((first ^ (1 << h), h))?);
                         }
                     }
                     if stop < height {
@@ -311,7 +312,7 @@ fn leaves_in(indexes: &[u64], first: u64, height: u32) -> &[u64] {
 /// Post-order traversal of the proof tree below `(first, height)`, which holds leaves.
 fn emit(
     indexes: &[u64],
-    siblings: &HashMap<(u64, u32), [u8; 32]>,
+    roles: &Roles,
     first: u64,
     height: u32,
     out: &mut Vec<Command>,
@@ -325,25 +326,19 @@ fn emit(
     let right = (first + (1 << h), h);
     let has_left = !leaves_in(indexes, left.0, h).is_empty();
     let has_right = !leaves_in(indexes, right.0, h).is_empty();
-    let item_for = |node| {
-        siblings
-            .get(&node)
-            .copied()
-            .ok_or(CompileError::MissingProofItem)
-    };
     match (has_left, has_right) {
         (true, true) => {
-            emit(indexes, siblings, left.0, h, out)?;
-            emit(indexes, siblings, right.0, h, out)?;
+            emit(indexes, roles, left.0, h, out)?;
+            emit(indexes, roles, right.0, h, out)?;
             out.push(Command::Merge);
         }
         (true, false) => {
-            emit(indexes, siblings, left.0, h, out)?;
-            out.push(Command::Proof(item_for(right)?));
+            emit(indexes, roles, left.0, h, out)?;
+            out.push(Command::Proof(roles.item_for(right)?));
         }
         (false, true) => {
-            emit(indexes, siblings, right.0, h, out)?;
-            out.push(Command::Proof(item_for(left)?));
+            emit(indexes, roles, right.0, h, out)?;
+            out.push(Command::Proof(roles.item_for(left)?));
         }
         (false, false) => return Err(CompileError::MissingProofItem),
     }
