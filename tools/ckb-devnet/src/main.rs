@@ -41,6 +41,13 @@ enum Command {
     /// less one per old peak), then `acc sync` brings a new store up to it: ms per 1,000
     /// leaves (JSON to FILE too).
     SyncBench(local::SyncBenchArgs),
+    /// Fresh dev chain, one append in every block while clients spend by reference
+    ///
+    /// One leaf appended to an accumulator in each of --blocks blocks, while --spends spends
+    /// of cells locked by reference to it (every verifier, plain and owner mode) arrive at
+    /// random moments from --clients threads, rebuilt whenever the node refuses or drops them.
+    /// Prints the table and writes the JSON report (docs/concurrency.md, "Under load").
+    Load(local::LoadArgs),
     /// A code cell holding BINARY, locked by the key
     ///
     /// A rerun finds it through the indexer and pays nothing.
@@ -77,6 +84,7 @@ fn main() {
         Command::Stop(a) => local::stop(a),
         Command::Scenario(a) => local::scenario(a),
         Command::SyncBench(a) => local::sync_bench(a),
+        Command::Load(a) => local::load(a),
         Command::Deploy(a) => client::deploy(a),
         Command::Lock(a) => client::lock(a),
         Command::Spend(a) => client::spend(a),

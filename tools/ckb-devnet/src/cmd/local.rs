@@ -1,4 +1,5 @@
-//! The commands that own a local dev chain: `node`, `start`, `stop`, `scenario`, `sync-bench`.
+//! The commands that own a local dev chain: `node`, `start`, `stop`, `scenario`, `sync-bench`,
+//! `load`.
 
 use super::write_file;
 use ckb_mmr_sdk::error::{Error, Result};
@@ -44,6 +45,44 @@ pub struct SyncBenchArgs {
     /// Write the JSON result to FILE too
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct LoadArgs {
+    /// The run's directory (its chain and report)
+    #[arg(long, value_name = "DIR", default_value = "build/load")]
+    pub dir: PathBuf,
+    /// Where the contract binaries are
+    #[arg(long, value_name = "DIR", default_value = "build/release")]
+    pub release: PathBuf,
+    /// The JSON report [default: DIR/report.json]
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Blocks that each commit one append, 3 to 100,000
+    #[arg(long, value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u64).range(3..=100_000))]
+    pub blocks: u64,
+    /// By-reference spends, 1 to 1,000
+    #[arg(long, value_name = "N", default_value_t = 50,
+          value_parser = clap::value_parser!(u64).range(1..=1_000))]
+    pub spends: u64,
+    /// Concurrent clients, 1 to 64 (and at most --spends)
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub clients: u64,
+    /// The pause before each block, in which spends race the append, 100 to 60,000 ms
+    #[arg(long, value_name = "MS", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(100..=60_000))]
+    pub block_ms: u64,
+    /// Seeds the spends' keys and arrival moments
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Rewrite FILE's load-table section with the run's table
+    #[arg(long, value_name = "FILE")]
+    pub doc: Option<String>,
+    /// Run nothing: print (and with --doc write) the table of this earlier report
+    #[arg(long, value_name = "FILE")]
+    pub from_report: Option<String>,
 }
 
 /// A whole number of leaves, 2 to 1e9 (`1e5` is accepted).
@@ -151,5 +190,68 @@ pub fn scenario(a: &ScenarioArgs) -> Result<()> {
         write_file(doc, &text)?;
         println!("tables written to {doc}");
     }
+    Ok(())
+}
+
+pub fn load(a: &LoadArgs) -> Result<()> {
+    if a.clients > a.spends {
+        return Err(Error::Usage(format!(
+            "--clients {} is more than --spends {}: every client needs a spend",
+            a.clients, a.spends
+        )));
+    }
+    let o = ckb_devnet::load::Options {
+        blocks: a.blocks,
+        spends: a.spends as usize,
+        clients: a.clients as usize,
+        block_ms: a.block_ms,
+        seed: a.seed,
+    };
+    if let Some(path) = &a.from_report {
+        let text = read_text(path)?;
+        let report: ckb_devnet::load::LoadReport =
+            serde_json::from_str(&text).map_err(|e| Error::File {
+                path: path.clone(),
+                reason: format!("not a load report: {e}"),
+            })?;
+        print!("{}", report.markdown());
+        return write_load_table(&report, a.doc.as_deref());
+    }
+    let report_path = a
+        .report
+        .clone()
+        .unwrap_or_else(|| a.dir.join("report.json"));
+    let report = ckb_devnet::load::run(&a.dir, &a.release, &o)?;
+    write_file(
+        &report_path.display().to_string(),
+        &format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report).expect("the report is plain JSON")
+        ),
+    )?;
+    print!("{}", report.markdown());
+    println!("report: {}", report_path.display());
+    report.check(&o)?;
+    write_load_table(&report, a.doc.as_deref())
+}
+
+fn read_text(path: &str) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::File {
+        path: path.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// Rewrites `doc`'s load-table section, when there is a `doc`.
+fn write_load_table(report: &ckb_devnet::load::LoadReport, doc: Option<&str>) -> Result<()> {
+    let Some(doc) = doc else { return Ok(()) };
+    let text = report
+        .write_table(&read_text(doc)?)
+        .map_err(|e| Error::File {
+            path: doc.to_string(),
+            reason: e.to_string(),
+        })?;
+    write_file(doc, &text)?;
+    println!("table written to {doc}");
     Ok(())
 }

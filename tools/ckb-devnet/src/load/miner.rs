@@ -1,0 +1,223 @@
+//! The admin and the miner, one thread: before each block, the next append (chained on the
+//! accumulator cell of the one before, still in the pool), a wait until the node's template
+//! proposes it and commits the one now due, the pause in which spends race it, then the block.
+//! After the last append, blocks at the same pace until every spend has committed (or a limit).
+
+use super::setup::Setup;
+use super::{Options, Shared};
+use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
+use ckb_mmr_sdk::chain::{progress, Chain};
+use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::rpc::IndexedCell;
+use ckb_mmr_sdk::wallet::{Built, Pay, Wallet, DEFAULT_FEE_RATE};
+use ckb_mmr_sdk::{hex, Mode};
+use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
+use mmr_accumulator::Commitment;
+use serde_json::{json, Value};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How long the node's template may take to show an append: far beyond what it takes on a busy
+/// machine, so only a node that never proposes it fails the run.
+const TEMPLATE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the admin did.
+pub struct Appended {
+    /// Every commitment the accumulator held, from its creation on.
+    pub history: Vec<Commitment>,
+    /// The block each append was committed in, in append order (`None`: never committed).
+    pub committed_in: Vec<Option<u64>>,
+    /// The tip when the load began, and when it ended.
+    pub start_tip: u64,
+    pub end_tip: u64,
+}
+
+/// An append in flight.
+struct InFlight {
+    hash: H256,
+    short_id: String,
+}
+
+/// The leaf the admin appends `i`-th: distinct from the spends' lock hashes.
+fn leaf(i: u64) -> [u8; 32] {
+    ckb_mmr_sdk::ckb_hash(&[b"ckb-devnet load append", &i.to_le_bytes()])
+}
+
+/// The status of a transaction and the block that committed it, from the node.
+pub fn status(chain: &Chain, hash: &H256) -> Result<(String, Option<u64>, Value)> {
+    let v = chain.rpc.call("get_transaction", json!([hash]))?;
+    let status = v
+        .pointer("/tx_status/status")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .to_string();
+    let block = v
+        .pointer("/tx_status/block_number")
+        .and_then(Value::as_str)
+        .and_then(|n| u64::from_str_radix(n.trim_start_matches("0x"), 16).ok());
+    Ok((status, block, v))
+}
+
+pub fn run(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Appended> {
+    let out = mine(chain, shared, s, o);
+    // Whatever happened, the clients stop.
+    shared.stop.store(true, Ordering::SeqCst);
+    out
+}
+
+fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Appended> {
+    let wallet = Wallet::new(chain, &s.admin, DEFAULT_FEE_RATE);
+    let code_hash = s.acc_code.data_hash;
+    let start_tip = chain.rpc.tip_block_number()?;
+    let mut acc = s.acc.clone();
+    let mut fee_cell = s.fee_cell.clone();
+    let mut history = vec![acc.commitment];
+    let mut flights: Vec<InFlight> = Vec::new();
+    let mut committed_in: Vec<Option<u64>> = Vec::new();
+    let pause = Duration::from_millis(o.block_ms);
+    for i in 0..o.blocks {
+        if shared.stopped() {
+            return Err(Error::Scenario("a client failed; the load stopped".into()));
+        }
+        let leaves = {
+            let mut all = shared.leaves.write().expect("leaves lock");
+            all.push(leaf(i));
+            all.clone()
+        };
+        let built = append(&wallet, s, &acc, &fee_cell, &leaves)?;
+        chain.send(&built.tx)?;
+        acc = accumulator::after(code_hash, &built)?;
+        history.push(acc.commitment);
+        fee_cell = IndexedCell {
+            out_point: packed::OutPoint::new(built.tx.calc_tx_hash(), 1),
+            output: built.tx.raw().outputs().get(1).expect("the fee cell"),
+            data: Some(Vec::new()),
+        };
+        flights.push(InFlight {
+            hash: built.tx.calc_tx_hash().unpack(),
+            short_id: hex(built.tx.clone().into_view().proposal_short_id().as_slice()),
+        });
+        committed_in.push(None);
+        // The append sent two blocks ago was proposed by the block before last: due now.
+        let due = (i >= 2).then(|| &flights[i as usize - 2].hash);
+        wait_template(chain, &flights[i as usize].short_id, due)?;
+        std::thread::sleep(pause);
+        mine_one(chain)?;
+        track(chain, &flights, &mut committed_in)?;
+    }
+    // Drain: the last appends commit, then the spends that waited for them. A spend needs three
+    // blocks once accepted; the limit leaves room for every rebuild that may still come.
+    let limit = 3 * o.blocks + 30;
+    let mut drain = 0;
+    loop {
+        let appends_done = committed_in.iter().all(Option::is_some);
+        if appends_done && shared.committed.load(Ordering::SeqCst) == s.plan.len() {
+            break;
+        }
+        if shared.stopped() {
+            return Err(Error::Scenario("a client failed; the load stopped".into()));
+        }
+        if drain >= limit {
+            progress(&format!(
+                "load: {drain} blocks after the last append and still not every spend committed"
+            ));
+            break;
+        }
+        std::thread::sleep(pause);
+        mine_one(chain)?;
+        drain += 1;
+        track(chain, &flights, &mut committed_in)?;
+    }
+    Ok(Appended {
+        history,
+        committed_in,
+        start_tip,
+        end_tip: chain.rpc.tip_block_number()?,
+    })
+}
+
+/// Append one leaf, spending the accumulator cell `acc` (perhaps still an output of a pooled
+/// append) and the admin's fee cell (likewise), which pays the fee and comes back as output 1.
+/// Neither input comes from the indexer, which sees neither until it is committed.
+fn append(
+    wallet: &Wallet,
+    s: &Setup,
+    acc: &Accumulator,
+    fee_cell: &IndexedCell,
+    leaves: &[[u8; 32]],
+) -> Result<Built> {
+    let (new, lock, payload) = Update::Append(leaves).parts(acc)?;
+    let mut draft = accumulator::update_draft(acc, &s.acc_code, &new, lock, &payload);
+    draft
+        .inputs
+        .push((fee_cell.out_point.clone(), fee_cell.output.clone()));
+    draft.outputs.push((fee_cell.output.clone(), Bytes::new()));
+    wallet.complete(draft, Pay::FromOutput(1))
+}
+
+/// `generate_block`, refused by no dev chain: its error is the run's.
+fn mine_one(chain: &Chain) -> Result<()> {
+    chain.next_block()
+}
+
+/// Records the block of each append the node now reports committed; a rejected append ends
+/// the run (nothing in this load should make the node drop one).
+fn track(chain: &Chain, flights: &[InFlight], committed_in: &mut [Option<u64>]) -> Result<()> {
+    for (f, slot) in flights.iter().zip(committed_in.iter_mut()) {
+        if slot.is_some() {
+            continue;
+        }
+        let (status, block, v) = status(chain, &f.hash)?;
+        match status.as_str() {
+            "committed" => *slot = block,
+            "rejected" => {
+                return Err(Error::Scenario(format!(
+                    "the append {:#x} was rejected: {}",
+                    f.hash,
+                    v.pointer("/tx_status/reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                )))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Waits until the node's next block template proposes `short_id` and commits `due`.
+fn wait_template(chain: &Chain, short_id: &str, due: Option<&H256>) -> Result<()> {
+    let start = Instant::now();
+    let due = due.map(|h| format!("{h:#x}"));
+    loop {
+        let t = chain
+            .rpc
+            .call("get_block_template", json!([null, null, null]))?;
+        let proposed = t["proposals"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|id| id.as_str() == Some(short_id)));
+        let commits = due.as_ref().is_none_or(|h| {
+            t["transactions"]
+                .as_array()
+                .is_some_and(|txs| txs.iter().any(|tx| tx["hash"].as_str() == Some(h)))
+        });
+        if proposed && commits {
+            return Ok(());
+        }
+        if start.elapsed() > TEMPLATE_TIMEOUT {
+            return Err(Error::Timeout(format!(
+                "the node's block template did not propose the append {short_id} \
+                 (proposed: {proposed}) or commit the one due (committed: {commits})"
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A spend's mode as the report names it.
+pub fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Plain => "plain",
+        Mode::Owner => "owner",
+    }
+}

@@ -1,0 +1,167 @@
+//! `ckb-devnet load`: the accumulator under load on a fresh dev chain. One admin appends one
+//! leaf in every block while clients spend cells locked by reference to it, at random moments,
+//! through the SDK's by-reference spend path (find the accumulator, prove against its root,
+//! take it as a cell dep, rebuild when the node refuses or drops the spend). A measurement of
+//! today's design, reported as JSON (docs/concurrency.md, "Under load").
+//!
+//! The miner is this process: it calls `generate_block` at a fixed pace, and before each
+//! block it sends the next append and waits until the node's template proposes it, so the
+//! pace does not depend on how busy the machine is. The proposal window (a transaction is
+//! committed two blocks after the one that proposes it, at the earliest) means one append
+//! committed per block needs three in flight: each append spends the accumulator cell of the
+//! one before it while that one is still in the pool.
+
+mod client;
+mod miner;
+mod report;
+mod setup;
+
+pub use report::{CostRow, LoadAverage, LoadReport, SpendRow};
+
+use crate::fresh_chain::run_on_fresh_chain;
+use crate::scenario::Verifier;
+use ckb_mmr_sdk::chain::{progress, Chain};
+use ckb_mmr_sdk::error::{Error, Result};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::RwLock;
+use std::time::Instant;
+
+/// How big a run is. The defaults are the sizes the load scenario is specified at.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Blocks that each commit one append.
+    pub blocks: u64,
+    /// By-reference spends, spread over the clients and over every verifier and mode.
+    pub spends: usize,
+    /// Client threads, each with its own keys and cells.
+    pub clients: usize,
+    /// The pause before each block, in which spends race the append.
+    pub block_ms: u64,
+    /// Seeds the spends' keys, their arrival moments and their order.
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            blocks: 200,
+            spends: 50,
+            clients: 4,
+            block_ms: 1000,
+            seed: 1,
+        }
+    }
+}
+
+/// What the miner, the appender and the clients share while the load runs.
+pub struct Shared {
+    /// Every leaf the admin has sent, in order: ahead of the committed accumulator by the
+    /// appends still in flight (a client proves against the first `leaf_count` of them).
+    pub leaves: RwLock<Vec<[u8; 32]>>,
+    /// Set when the run ends (done, or failed): every thread returns.
+    pub stop: AtomicBool,
+    /// Spends committed, all clients together: the miner stops when all are.
+    pub committed: AtomicUsize,
+}
+
+impl Shared {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+}
+
+/// The three verifiers and two modes every run covers.
+pub const VERIFIERS: [Verifier; 3] = Verifier::ALL;
+
+/// `/proc/loadavg`'s three averages (zeros where it cannot be read).
+pub fn load_average() -> [f64; 3] {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let mut out = [0.0; 3];
+    for (slot, field) in out.iter_mut().zip(text.split_whitespace()) {
+        *slot = field.parse().unwrap_or(0.0);
+    }
+    out
+}
+
+/// Runs the load in `dir` (its chain in `dir/chain`) with the binaries of `release`.
+pub fn run(dir: &Path, release: &Path, o: &Options) -> Result<LoadReport> {
+    if o.blocks < 3 || o.spends == 0 || o.clients == 0 || o.clients > o.spends {
+        return Err(Error::Usage(
+            "load needs --blocks of at least 3, --spends of at least 1 and 1 to --spends clients"
+                .into(),
+        ));
+    }
+    let binaries = setup::Binaries::read(release)?;
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| Error::File {
+            path: dir.display().to_string(),
+            reason: e.to_string(),
+        })?;
+    }
+    let load_start = load_average();
+    let started = Instant::now();
+    let mut report =
+        run_on_fresh_chain(&dir.join("chain"), |rpc_url| run_on(rpc_url, &binaries, o))?;
+    report.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+    report.load_average = LoadAverage {
+        start: load_start,
+        end: load_average(),
+    };
+    Ok(report)
+}
+
+fn run_on(rpc_url: &str, binaries: &setup::Binaries, o: &Options) -> Result<LoadReport> {
+    let chain = Chain::connect(rpc_url, false)?;
+    chain.next_block()?;
+    chain.wait_indexer()?;
+    let s = setup::prepare(&chain, binaries, o)?;
+    progress(&format!(
+        "load: {} appends, {} spends from {} clients, a block every {} ms or more",
+        o.blocks, o.spends, o.clients, o.block_ms
+    ));
+    let shared = Shared {
+        leaves: RwLock::new(s.leaves.clone()),
+        stop: AtomicBool::new(false),
+        committed: AtomicUsize::new(0),
+    };
+    let start_tip = chain.rpc.tip_block_number()?;
+    let (appended, clients) = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..o.clients)
+            .map(|c| {
+                let plan: Vec<_> = s.plan.iter().filter(|p| p.client == c).cloned().collect();
+                let ctx = client::Context {
+                    rpc_url,
+                    shared: &shared,
+                    setup: &s,
+                    start_tip,
+                };
+                scope.spawn(move || {
+                    let out = client::run(&ctx, plan);
+                    if out.is_err() {
+                        ctx.shared.stop.store(true, Ordering::SeqCst);
+                    }
+                    out
+                })
+            })
+            .collect();
+        let appended = miner::run(&chain, &shared, &s, o);
+        shared.stop.store(true, Ordering::SeqCst);
+        let clients: Vec<Result<Vec<SpendRow>>> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Scenario("a client thread panicked".into())))
+            })
+            .collect();
+        (appended, clients)
+    });
+    let appended = appended?;
+    let mut rows = Vec::new();
+    for c in clients {
+        rows.extend(c?);
+    }
+    rows.sort_by_key(|r| r.spend);
+    report::check_roots(&chain, &s, &appended.history, &mut rows)?;
+    Ok(LoadReport::new(o, &appended, rows))
+}
