@@ -41,6 +41,7 @@ fn commands() -> Vec<(Vec<&'static str>, &'static str)> {
         (vec!["stop"], "--dir"),
         (vec!["scenario"], "--report"),
         (vec!["sync-bench"], "--json"),
+        (vec!["load"], "--report"),
         (with(&["deploy", "b"], &client), "--upgrade"),
         (
             with(&["lock", "--leaves", "l", "--verifier", "v"], &client),
@@ -182,6 +183,14 @@ fn malformed_and_missing_arguments_are_usage_errors() {
             &["--leaves", "2 to 1e9"],
         ),
         (
+            vec!["load", "--blocks", "2"],
+            &["invalid value '2'", "--blocks", "3..=100000"],
+        ),
+        (
+            vec!["load", "--spends", "4", "--clients", "5"],
+            &["--clients 5", "--spends 4"],
+        ),
+        (
             [&["deploy", "b"][..], &["--rpc", "u"]].concat(),
             &["--key <FILE>"],
         ),
@@ -229,6 +238,17 @@ fn a_usage_error_writes_nothing() {
             &json,
             "--leaves",
             "x",
+        ],
+        vec![
+            "load",
+            "--dir",
+            &node,
+            "--report",
+            &report,
+            "--spends",
+            "4",
+            "--clients",
+            "5",
         ],
         vec![
             "debug",

@@ -1,0 +1,138 @@
+//! `ckb-devnet load` (docs/concurrency.md, "Under load"): a short run on a fresh dev chain
+//! (ignored by default: it needs the node and the release binaries; `./build.sh test` runs
+//! it), and, without a node, the table docs/concurrency.md shows against the full run's
+//! report it was generated from.
+
+mod common;
+
+use ckb_devnet::load::{LoadReport, SpendRow};
+use ckb_mmr_sdk::weight;
+use serde_json::Value;
+use std::time::Instant;
+
+/// The keys the load's report promises (docs/concurrency.md).
+const KEYS: [&str; 12] = [
+    "blocks",
+    "appends",
+    "spends_submitted",
+    "committed",
+    "first_try",
+    "rebuilds",
+    "p50_blocks",
+    "p99_blocks",
+    "accepted_against_unknown_root",
+    "clients",
+    "verifiers",
+    "spends",
+];
+
+fn check_spend(s: &SpendRow) {
+    let (cycles, bytes) = (s.cycles.unwrap(), s.tx_bytes.unwrap());
+    assert!(cycles > 0 && bytes > 0, "{s:?}");
+    assert_eq!(s.weight, Some(weight::weight(bytes, cycles)), "{s:?}");
+    assert_eq!(s.rebuilds, s.submissions - 1, "{s:?}");
+    assert_eq!(s.first_try, s.submissions == 1, "{s:?}");
+    assert_eq!(
+        s.rebuilds,
+        s.refused_dead + s.refused_unknown + s.dropped,
+        "every rebuild follows a refusal or a drop: {s:?}"
+    );
+    assert_eq!(s.root_known, Some(true), "{s:?}");
+    let (first, done) = (s.first_sent_block.unwrap(), s.committed_block.unwrap());
+    assert_eq!(s.blocks_to_commit, Some(done - first), "{s:?}");
+    // A transaction is committed two blocks after the one that proposed it, at the earliest.
+    assert!(done >= first + 2, "{s:?}");
+}
+
+/// 30 blocks, 12 spends, 4 clients: every append committed one a block, every spend
+/// committed in the end, every verifier and mode among them, and nothing left running.
+#[test]
+#[ignore = "needs ckb 0.210.0 and build/release (./build.sh test runs it)"]
+fn a_short_load_run_commits_everything_against_known_roots() {
+    common::release();
+    let dir = common::test_dir("load");
+    let report_file = dir.join("out.json");
+    let started = Instant::now();
+    let out = common::run(&[
+        "load",
+        "--dir",
+        &dir.join("run").display().to_string(),
+        "--report",
+        &report_file.display().to_string(),
+        "--blocks",
+        "30",
+        "--spends",
+        "12",
+        "--clients",
+        "4",
+    ]);
+    eprintln!("load, 30 blocks and 12 spends: {:.0?}", started.elapsed());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("| blocks, each committing one append | 30 |"),
+        "{stdout}"
+    );
+    let json: Value = serde_json::from_slice(&std::fs::read(&report_file).unwrap()).unwrap();
+    for key in KEYS {
+        assert!(json.get(key).is_some(), "no {key} in the report");
+    }
+    let r: LoadReport = serde_json::from_value(json).unwrap();
+    assert_eq!((r.blocks, r.appends), (30, 30));
+    assert_eq!((r.spends_submitted, r.committed, r.clients), (12, 12, 4));
+    assert_eq!(r.accepted_against_unknown_root, 0);
+    assert_eq!(r.verifiers, ["baseline", "c", "compiled"]);
+    assert_eq!(r.spends.len(), 12);
+    for s in &r.spends {
+        check_spend(s);
+    }
+    for c in &r.costs {
+        assert_eq!(c.committed, 2, "{c:?}");
+    }
+    let clients: std::collections::BTreeSet<usize> = r.spends.iter().map(|s| s.client).collect();
+    assert_eq!(clients.len(), 4);
+    assert_eq!(
+        r.rebuilds,
+        r.spends.iter().map(|s| s.rebuilds).sum::<u64>(),
+        "{r:?}"
+    );
+    assert_eq!(r.first_try, r.spends.iter().filter(|s| s.first_try).count());
+    let (p50, p99) = (r.p50_blocks.unwrap(), r.p99_blocks.unwrap());
+    assert!(2 <= p50 && p50 <= p99, "{p50} {p99}");
+    assert!(
+        common::no_process_left(&dir, 30),
+        "processes left: {:?}",
+        common::processes_in(&dir)
+    );
+}
+
+/// docs/concurrency.md's load table is the one the committed report of the full run renders,
+/// and that report is a full run: the default sizes, all keys, every spend checked.
+#[test]
+fn the_documented_load_table_is_the_full_runs_report() {
+    let root = common::root();
+    let text = std::fs::read_to_string(root.join("docs/examples/load-report.json")).unwrap();
+    let r: LoadReport = serde_json::from_str(&text).unwrap();
+    let doc = std::fs::read_to_string(root.join("docs/concurrency.md")).unwrap();
+    let shown = doc_blocks::between(&doc, "load-table").expect("load-table markers");
+    assert_eq!(
+        shown,
+        r.markdown(),
+        "rerun: ckb-devnet load --doc docs/concurrency.md"
+    );
+    let json: Value = serde_json::from_str(&text).unwrap();
+    for key in KEYS {
+        assert!(json.get(key).is_some(), "no {key} in the report");
+    }
+    assert!(r.blocks >= 200 && r.appends == r.blocks, "{r:?}");
+    assert!(r.spends_submitted >= 50 && r.committed == r.spends_submitted);
+    assert!(r.clients >= 4);
+    assert_eq!(r.accepted_against_unknown_root, 0);
+    for s in &r.spends {
+        check_spend(s);
+    }
+}
