@@ -28,6 +28,9 @@
 #                                           with all three verifiers on the real node's tx pool;
 #                                           table + build/devnet/report.json, then stops the node
 #   ./build.sh devnet start | stop          keep a dev chain running for you (prints its RPC URL)
+#   ./build.sh devnet load                  one append a block for 200 blocks while 50 spends by
+#                                           reference race it from 4 clients; build/load/report.json,
+#                                           the table in docs/concurrency.md
 #   ./build.sh scale [--leaves 1e6,1e7,1e8] the MMR store at scale, Rust then TypeScript: append
 #                                           rate, proofs of 1 and 100 leaves, peak memory, the
 #                                           one-core merge rate; build/scale/{rust,ts}.json, a table;
@@ -105,7 +108,8 @@ devnet() {
         scenario) "$DEVNET" scenario --dir "$ROOT/build/devnet" --release "$RELEASE" --doc "$ROOT/docs/deploy.md" ;;
         start) "$DEVNET" start --dir "$ROOT/build/devnet/node" ;;
         stop) "$DEVNET" stop --dir "$ROOT/build/devnet/node" ;;
-        *) die "usage: ./build.sh devnet [start|stop]" ;;
+        load) "$DEVNET" load --dir "$ROOT/build/load" --release "$RELEASE" --doc "$ROOT/docs/concurrency.md" ;;
+        *) die "usage: ./build.sh devnet [start|stop|load]" ;;
     esac
 }
 
@@ -239,7 +243,7 @@ case "${1:-run}" in
         shift
         case "${1:-scenario}" in
             # The scenario deploys the contracts: build them while the node installs.
-            scenario) start_ckb_node_install; deps; build_all; wait_ckb_node ;;
+            scenario | load) start_ckb_node_install; deps; build_all; wait_ckb_node ;;
             start) start_ckb_node_install; build_devnet; wait_ckb_node ;;
             # Stopping needs ckb-devnet only, not the node's install.
             *) install_rust; build_devnet ;;
