@@ -49,7 +49,7 @@ fn check_spend(s: &SpendRow) {
 #[test]
 #[ignore = "needs ckb 0.210.0 and build/release (./build.sh test runs it)"]
 fn a_short_load_run_commits_everything_against_known_roots() {
-    common::release();
+    let release = common::release();
     let dir = common::test_dir("load");
     let report_file = dir.join("out.json");
     let started = Instant::now();
@@ -57,6 +57,8 @@ fn a_short_load_run_commits_everything_against_known_roots() {
         "load",
         "--dir",
         &dir.join("run").display().to_string(),
+        "--release",
+        &release.display().to_string(),
         "--report",
         &report_file.display().to_string(),
         "--blocks",
