@@ -32,8 +32,8 @@ pub fn parse_leaf_line(text: &str, line: u64) -> Result<Option<Hash>> {
 }
 
 /// Leaf indexes from `"3,7,10-12"`: comma-separated indexes and inclusive ranges (at most
-/// 1,000,001 indexes a range); empty text gives none. The `--index` syntax of `mmr-store`,
-/// `tx-generator` and `ckb-devnet`.
+/// 1,000,001 indexes a range); empty text gives none, an empty item between commas is an
+/// error. The `--index` syntax of `mmr-store`, `tx-generator` and `ckb-devnet`.
 pub fn parse_indexes(s: &str) -> std::result::Result<Vec<u64>, String> {
     let num = |t: &str| {
         t.trim()
@@ -41,7 +41,13 @@ pub fn parse_indexes(s: &str) -> std::result::Result<Vec<u64>, String> {
             .map_err(|_| format!("not a leaf index: {t:?}"))
     };
     let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    if s.trim().is_empty() {
+        return Ok(out);
+    }
+    for part in s.split(',').map(str::trim) {
+        if part.is_empty() {
+            return Err(format!("an empty leaf index in {s:?}"));
+        }
         match part.split_once('-') {
             Some((a, b)) => {
                 let (a, b) = (num(a)?, num(b)?);
@@ -126,4 +132,30 @@ pub fn count_leaves(reader: impl BufRead) -> Result<u64> {
         n += 1;
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_indexes;
+
+    #[test]
+    fn indexes_and_ranges_and_nothing_else() {
+        assert_eq!(parse_indexes("3, 7,10-12"), Ok(vec![3, 7, 10, 11, 12]));
+        assert_eq!(parse_indexes(""), Ok(vec![]));
+        assert_eq!(parse_indexes("  "), Ok(vec![]));
+        for bad in [
+            "1,,2",
+            "1,",
+            ",1",
+            "1-",
+            "-1",
+            "2-1",
+            "x",
+            "1;2",
+            "0-1000001",
+        ] {
+            assert!(parse_indexes(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_indexes("0-1000000").map(|v| v.len()), Ok(1_000_001));
+    }
 }
