@@ -6,11 +6,27 @@ use ckb_mmr_sdk::Workload;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellInput, CellOutput, OutPoint},
+    packed::{CellInput, CellOutput, OutPoint, Script},
     prelude::*,
 };
 use ckb_testtool::context::Context;
 use std::path::PathBuf;
+
+/// A script of `code_hash` with hash_type type and these args.
+pub fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
+    Script::new_builder()
+        .code_hash(code_hash.pack())
+        .hash_type(ScriptHashType::Type)
+        .args(Bytes::copy_from_slice(args).pack())
+        .build()
+}
+
+/// The accumulator's type script in the by-reference tests: a type id (code hash "TYPE_ID",
+/// hash_type type). Cell deps' type scripts are not run, so any cell carrying it stands in
+/// for the accumulator.
+pub fn accumulator_type() -> Script {
+    type_script(ckb_mmr_sdk::script::TYPE_ID_CODE_HASH, &[0xac; 32])
+}
 
 pub mod accumulator;
 pub mod exploits;

@@ -3,7 +3,6 @@
 //! locked by a release verifier with by-reference args, the accumulator (and any other cell)
 //! as a cell dep, in ckb-script (ckb-testtool).
 
-use ckb_mmr_sdk::script::TYPE_ID_CODE_HASH;
 use ckb_mmr_sdk::{by_reference_args, Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
@@ -14,18 +13,7 @@ use ckb_testtool::ckb_types::{
 use ckb_testtool::context::Context;
 use tests::{payload, Verifier, MAX_CYCLES};
 
-pub fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
-    Script::new_builder()
-        .code_hash(code_hash.pack())
-        .hash_type(ScriptHashType::Type)
-        .args(Bytes::copy_from_slice(args).pack())
-        .build()
-}
-
-/// The accumulator's type script: a type id (code hash "TYPE_ID", hash_type type).
-pub fn accumulator_type() -> Script {
-    type_script(TYPE_ID_CODE_HASH, &[0xac; 32])
-}
+pub use tests::{accumulator_type, type_script};
 
 pub fn hash_of(script: &Script) -> [u8; 32] {
     script.calc_script_hash().as_slice().try_into().unwrap()

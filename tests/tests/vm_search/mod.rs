@@ -4,11 +4,10 @@
 
 use assurance::compact_model as model;
 use assurance::native::{CellDep as NativeDep, CODE_DEP_ONLY};
-use ckb_mmr_sdk::script::TYPE_ID_CODE_HASH;
 use ckb_mmr_sdk::{by_reference_args, witness_args_with_lock, Mode, Workload};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::{DepType, ScriptHashType},
+    core::DepType,
     packed::{CellDep, CellOutput, OutPoint, Script},
     prelude::*,
 };
@@ -22,19 +21,7 @@ pub struct Dep {
     pub data: Vec<u8>,
 }
 
-pub fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
-    Script::new_builder()
-        .code_hash(code_hash.pack())
-        .hash_type(ScriptHashType::Type)
-        .args(Bytes::copy_from_slice(args).pack())
-        .build()
-}
-
-/// The accumulator's type script: a type id (cell deps' type scripts are not run, so any
-/// cell carrying it stands in for the accumulator, as in tests/tests/by_reference.rs).
-pub fn accumulator_type() -> Script {
-    type_script(TYPE_ID_CODE_HASH, &[0xac; 32])
-}
+pub use tests::{accumulator_type, type_script};
 
 impl Dep {
     pub fn accumulator(data: Vec<u8>) -> Dep {
