@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::rpc::Rpc;
 use crate::script::TYPE_ID_CODE_HASH;
 use ckb_jsonrpc_types as json;
+use ckb_mock_tx_types::{MockCellDep, MockInfo, MockInput, MockTransaction, ReprMockTransaction};
 use ckb_types::{core::DepType, packed, prelude::*, H256};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -57,15 +58,6 @@ impl Resolver<'_> {
     }
 }
 
-fn mock_cell(key: &str, value: Value, output: packed::CellOutput, data: &[u8]) -> Value {
-    json!({
-        key: value,
-        "output": json::CellOutput::from(output),
-        "data": crate::hex(data),
-        "header": null,
-    })
-}
-
 /// The ckb-debugger mock transaction (`ReprMockTransaction` JSON) for `tx`, from the node.
 pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
     let mut resolver = Resolver {
@@ -73,54 +65,61 @@ pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
         txs: HashMap::new(),
     };
     let raw = tx.raw();
-    let mut inputs = Vec::new();
+    let mut info = MockInfo::default();
     for input in raw.inputs() {
         let (output, data) = resolver.cell(&input.previous_output())?;
-        inputs.push(mock_cell(
-            "input",
-            serde_json::to_value(json::CellInput::from(input)).expect("json"),
+        info.inputs.push(MockInput {
+            input,
             output,
-            &data,
-        ));
+            data: data.into(),
+            header: None,
+        });
     }
-    let mut deps = Vec::new();
+    let code_dep = |out_point: packed::OutPoint, dep_type: DepType| {
+        packed::CellDep::new_builder()
+            .out_point(out_point)
+            .dep_type(dep_type)
+            .build()
+    };
     for dep in raw.cell_deps() {
         let (output, data) = resolver.cell(&dep.out_point())?;
         if dep.dep_type() == DepType::DepGroup.into() {
+            // ckb-debugger resolves a dep group from the mock's cell deps: its members too.
             let members = packed::OutPointVec::from_slice(&data).map_err(|e| Error::Rpc {
                 method: "get_transaction".into(),
                 message: format!("a dep group's data is not out points: {e}"),
             })?;
             for member in members {
                 let (o, d) = resolver.cell(&member)?;
-                let code = packed::CellDep::new_builder()
-                    .out_point(member)
-                    .dep_type(DepType::Code)
-                    .build();
-                deps.push(mock_cell(
-                    "cell_dep",
-                    serde_json::to_value(json::CellDep::from(code)).expect("json"),
-                    o,
-                    &d,
-                ));
+                info.cell_deps.push(MockCellDep {
+                    cell_dep: code_dep(member, DepType::Code),
+                    output: o,
+                    data: d.into(),
+                    header: None,
+                });
             }
         }
-        deps.push(mock_cell(
-            "cell_dep",
-            serde_json::to_value(json::CellDep::from(dep)).expect("json"),
+        info.cell_deps.push(MockCellDep {
+            cell_dep: dep,
             output,
-            &data,
-        ));
+            data: data.into(),
+            header: None,
+        });
     }
-    let mut headers = Vec::new();
     for hash in raw.header_deps() {
         let h: H256 = hash.unpack();
-        headers.push(rpc.call("get_header", json!([h]))?);
+        let header: json::HeaderView = serde_json::from_value(rpc.call("get_header", json!([h]))?)
+            .map_err(|e| Error::Rpc {
+                method: "get_header".into(),
+                message: e.to_string(),
+            })?;
+        info.header_deps.push(header.into());
     }
-    Ok(json!({
-        "mock_info": { "inputs": inputs, "cell_deps": deps, "header_deps": headers },
-        "tx": json::Transaction::from(tx.clone()),
-    }))
+    let mock = MockTransaction {
+        mock_info: info,
+        tx: tx.clone(),
+    };
+    Ok(serde_json::to_value(ReprMockTransaction::from(mock)).expect("json"))
 }
 
 /// One script group of a transaction and what ckb-debugger reported for it (a built-in type
