@@ -183,16 +183,17 @@ impl Leaves {
     }
 }
 
-/// One transaction of the accumulator's history, as `acc sync` reads it.
-struct Step {
-    hash: H256,
+/// One transaction of the accumulator's history, as `acc sync` (and the pool's walk,
+/// `pool_tip`) reads it.
+pub(crate) struct Step {
+    pub(crate) hash: H256,
     /// The transition's tag (`tag::CREATE` ...), the first byte of the type script's payload.
-    tag: u8,
+    pub(crate) tag: u8,
     /// The leaves the witness carries (`CREATE`, `APPEND`), else none.
-    leaves: Vec<[u8; 32]>,
+    pub(crate) leaves: Vec<[u8; 32]>,
     /// The accumulator cell this transaction left, and its data.
-    out_point: packed::OutPoint,
-    commitment: Commitment,
+    pub(crate) out_point: packed::OutPoint,
+    pub(crate) commitment: Commitment,
 }
 
 /// What `acc sync` did.
@@ -248,7 +249,7 @@ fn bad_step(hash: &H256, why: &str) -> Error {
 
 /// The transition of the accumulator in `tx`: `prev` is the accumulator cell it spends (none
 /// for the creation).
-fn read_step(
+pub(crate) fn read_step(
     hash: H256,
     tx: &packed::Transaction,
     type_script: &packed::Script,

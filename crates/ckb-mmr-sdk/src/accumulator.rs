@@ -177,8 +177,12 @@ impl Accumulator {
     }
 }
 
-/// Parses an accumulator cell found through the indexer.
-fn parse(cell: IndexedCell, code_hash: [u8; 32], type_id: [u8; 32]) -> Result<Accumulator> {
+/// Parses an accumulator cell found through the indexer (or in the pool).
+pub(crate) fn parse(
+    cell: IndexedCell,
+    code_hash: [u8; 32],
+    type_id: [u8; 32],
+) -> Result<Accumulator> {
     let data = cell.data.clone().unwrap_or_default();
     let bad = |why: &str| {
         Error::NotFound(format!(

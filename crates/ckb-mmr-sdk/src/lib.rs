@@ -131,6 +131,7 @@ pub mod error;
 pub mod key;
 pub mod mmr_cell;
 pub mod node;
+pub mod pool_tip;
 pub mod rpc;
 pub mod script;
 pub mod tx;

@@ -206,8 +206,27 @@ impl Rpc {
         &self,
         out_point: &packed::OutPoint,
     ) -> Result<Option<(packed::CellOutput, Vec<u8>)>> {
+        self.live_cell_in(out_point, false)
+    }
+
+    /// [`Rpc::live_cell`] with the pool overlaid on the chain (`get_live_cell`'s
+    /// `include_tx_pool`): an output of a pooled transaction is live, a committed cell that a
+    /// pooled transaction consumes is not (ckb 0.210 answers `unknown` for both kinds of
+    /// non-live cell, `TxPoolService::get_live_cell`).
+    pub fn pool_live_cell(
+        &self,
+        out_point: &packed::OutPoint,
+    ) -> Result<Option<(packed::CellOutput, Vec<u8>)>> {
+        self.live_cell_in(out_point, true)
+    }
+
+    fn live_cell_in(
+        &self,
+        out_point: &packed::OutPoint,
+        include_tx_pool: bool,
+    ) -> Result<Option<(packed::CellOutput, Vec<u8>)>> {
         let op: json::OutPoint = out_point.clone().into();
-        let value = self.call("get_live_cell", json!([op, true]))?;
+        let value = self.call("get_live_cell", json!([op, true, include_tx_pool]))?;
         if value.get("status").and_then(Value::as_str) != Some("live") {
             return Ok(None);
         }
@@ -221,6 +240,12 @@ impl Rpc {
             .map(|d| d.content.into_bytes().to_vec())
             .unwrap_or_default();
         Ok(Some((cell.output.into(), data)))
+    }
+
+    /// The hashes of every transaction in the pool: pending (gap included) and proposed.
+    pub fn pool_hashes(&self) -> Result<Vec<H256>> {
+        let ids: json::TxPoolIds = self.typed("get_raw_tx_pool", json!([false]))?;
+        Ok(ids.pending.into_iter().chain(ids.proposed).collect())
     }
 
     /// Sends `tx` with the default (passthrough) outputs validator; the node runs its scripts
