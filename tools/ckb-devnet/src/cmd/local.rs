@@ -77,7 +77,12 @@ pub struct LoadArgs {
     /// Seeds the spends' keys and arrival moments
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
-    /// Rewrite FILE's load-table section with the run's table
+    /// The accumulator cell the clients take as their dep: the committed one (the indexer's),
+    /// or the tip (the newest, pooled appends included)
+    #[arg(long, value_name = "WHICH", default_value = "committed",
+          value_parser = ["committed", "tip"])]
+    pub dep: String,
+    /// Rewrite FILE's load-table (with --dep tip: load-tip-table) section with the run's table
     #[arg(long, value_name = "FILE")]
     pub doc: Option<String>,
     /// Run nothing: print (and with --doc write) the table of this earlier report
@@ -206,6 +211,11 @@ pub fn load(a: &LoadArgs) -> Result<()> {
         clients: a.clients as usize,
         block_ms: a.block_ms,
         seed: a.seed,
+        dep: if a.dep == "tip" {
+            ckb_devnet::load::Dep::Tip
+        } else {
+            ckb_devnet::load::Dep::Committed
+        },
     };
     if let Some(path) = &a.from_report {
         let text = read_text(path)?;
@@ -242,7 +252,8 @@ fn read_text(path: &str) -> Result<String> {
     })
 }
 
-/// Rewrites `doc`'s load-table section, when there is a `doc`.
+/// Rewrites `doc`'s table section for the report's dep (`load-table`, `load-tip-table`), when
+/// there is a `doc`.
 fn write_load_table(report: &ckb_devnet::load::LoadReport, doc: Option<&str>) -> Result<()> {
     let Some(doc) = doc else { return Ok(()) };
     let text = report

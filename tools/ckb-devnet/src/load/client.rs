@@ -4,16 +4,22 @@
 //! dep, send. When the node refuses it because that cell is already consumed (-301, `Dead` or
 //! `Unknown`), the spend is rebuilt once the chain has moved on a block; when an accepted spend
 //! later ends `rejected`, it is rebuilt at once (docs/concurrency.md, "What a client does").
+//!
+//! With `--dep tip` the client takes the newest accumulator cell instead, pooled appends
+//! included (`ckb_mmr_sdk::pool_tip`), and proves against its root; a refusal then means an
+//! append came between the lookup and the send, so the spend is rebuilt after `TIP_RETRY`
+//! without waiting for a block.
 
 use super::miner::{mode_name, status};
 use super::setup::{Planned, Setup};
-use super::{Shared, SpendRow};
+use super::{Dep, Shared, SpendRow};
 use ckb_mmr_sdk::acc_store::Leaves;
 use ckb_mmr_sdk::accumulator::{self, Accumulator};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::key::Key;
 use ckb_mmr_sdk::mmr_cell::{self, Spend};
+use ckb_mmr_sdk::pool_tip::PoolFollower;
 use ckb_mmr_sdk::rpc::{CallError, POOL_DUPLICATED};
 use ckb_mmr_sdk::wallet::{Built, Wallet, DEFAULT_FEE_RATE};
 use ckb_mmr_sdk::{hex, weight, Mode};
@@ -21,27 +27,36 @@ use ckb_types::{prelude::*, H256};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+/// With `--dep tip`, how long a refused spend waits before it looks for the tip again: the
+/// append that beat it is in the pool already, so the new tip is there to be found.
+const TIP_RETRY: Duration = Duration::from_millis(100);
+
 pub struct Context<'a> {
     pub rpc_url: &'a str,
     pub shared: &'a Shared,
     pub setup: &'a Setup,
     /// The tip when the load began: arrivals count blocks from it.
     pub start_tip: u64,
+    pub dep: Dep,
 }
 
 /// Where a spend stands.
 enum State {
     /// Not yet arrived.
     Waiting,
-    /// Refused at submission in the block `tip`: rebuilt once the tip moves.
+    /// Refused at submission in the block `tip`, `at` then: rebuilt once the tip moves (or,
+    /// following the pool's tip, after `TIP_RETRY`).
     Refused {
         tip: u64,
+        at: Instant,
     },
     /// Accepted by the pool, not yet committed.
     Sent {
         hash: H256,
         built: Box<Built>,
         acc: Box<Accumulator>,
+        /// Its dep was the output of a pooled transaction when it was built.
+        pooled_dep: bool,
     },
     Done,
 }
@@ -56,6 +71,8 @@ struct Run {
 
 pub fn run(ctx: &Context, plan: Vec<Planned>) -> Result<Vec<SpendRow>> {
     let chain = Chain::connect(ctx.rpc_url, false)?;
+    let s = ctx.setup;
+    let mut follower = PoolFollower::new(s.acc_code.data_hash, s.acc.type_id);
     let mut runs: Vec<Run> = plan
         .into_iter()
         .map(|p| {
@@ -77,7 +94,7 @@ pub fn run(ctx: &Context, plan: Vec<Planned>) -> Result<Vec<SpendRow>> {
             tip_seen = Instant::now();
         }
         for r in runs.iter_mut() {
-            step(ctx, &chain, r, tip, new_tip, tip_seen)?;
+            step(ctx, &chain, &mut follower, r, tip, new_tip, tip_seen)?;
         }
         if runs.iter().all(|r| matches!(r.state, State::Done)) {
             break;
@@ -90,6 +107,7 @@ pub fn run(ctx: &Context, plan: Vec<Planned>) -> Result<Vec<SpendRow>> {
 fn step(
     ctx: &Context,
     chain: &Chain,
+    follower: &mut PoolFollower,
     r: &mut Run,
     tip: u64,
     new_tip: bool,
@@ -102,10 +120,14 @@ fn step(
                 tip > at || (tip == at && tip_seen.elapsed().as_millis() as u64 >= r.plan.delay_ms);
             if late {
                 r.row.arrived_at_block = Some(tip);
-                submit(ctx, chain, r, tip)?;
+                submit(ctx, chain, follower, r, tip)?;
             }
         }
-        State::Refused { tip: at } if tip > *at => submit(ctx, chain, r, tip)?,
+        State::Refused { tip: t, at }
+            if tip > *t || (ctx.dep == Dep::Tip && at.elapsed() >= TIP_RETRY) =>
+        {
+            submit(ctx, chain, follower, r, tip)?
+        }
         State::Sent { hash, .. } if new_tip => {
             let hash = hash.clone();
             let (status, block, v) = status(chain, &hash)?;
@@ -122,7 +144,7 @@ fn step(
                         "load: spend {} was dropped ({reason}): rebuilding",
                         r.plan.spend
                     ));
-                    submit(ctx, chain, r, tip)?;
+                    submit(ctx, chain, follower, r, tip)?;
                 }
                 _ => {}
             }
@@ -132,14 +154,35 @@ fn step(
     Ok(())
 }
 
-/// Builds the spend against the accumulator the indexer shows now and sends it.
-fn submit(ctx: &Context, chain: &Chain, r: &mut Run, tip: u64) -> Result<()> {
-    chain.wait_indexer()?;
+/// Builds the spend against the accumulator the indexer shows now (or, following the pool,
+/// the newest) and sends it.
+fn submit(
+    ctx: &Context,
+    chain: &Chain,
+    follower: &mut PoolFollower,
+    r: &mut Run,
+    tip: u64,
+) -> Result<()> {
     let s = ctx.setup;
-    let acc = accumulator::find(chain, s.acc_code.data_hash, s.acc.type_id)?;
+    // The admin's leaves stand for the client's own store of the MMR: they run ahead of the
+    // chain, so they hold every committed leaf. Following the pool, only the committed cell's
+    // leaves are taken from them; the pooled appends' leaves come from their witnesses.
+    let admin_leaves = ctx.shared.leaves.read().expect("leaves lock").clone();
+    let (acc, leaves, pooled_dep) = match ctx.dep {
+        Dep::Committed => {
+            chain.wait_indexer()?;
+            let acc = accumulator::find(chain, s.acc_code.data_hash, s.acc.type_id)?;
+            (acc, admin_leaves, false)
+        }
+        Dep::Tip => {
+            let t = follower.find(chain)?;
+            let leaves = t.leaves(&admin_leaves)?;
+            (t.tip, leaves, !t.pooled.is_empty())
+        }
+    };
     let source = Leaves::File {
-        path: "the admin's leaves".into(),
-        leaves: ctx.shared.leaves.read().expect("leaves lock").clone(),
+        path: "the client's leaves".into(),
+        leaves,
     };
     let w = source.prove(&acc, &[r.plan.leaf])?;
     let wallet = Wallet::new(chain, &r.key, DEFAULT_FEE_RATE);
@@ -161,10 +204,10 @@ fn submit(ctx: &Context, chain: &Chain, r: &mut Run, tip: u64) -> Result<()> {
     }
     r.row.submissions += 1;
     match chain.rpc.send_transaction(&built.tx) {
-        Ok(hash) => r.state = sent(hash, built, acc),
+        Ok(hash) => r.state = sent(hash, built, acc, pooled_dep),
         Err(CallError::Node(e)) if e.code == POOL_DUPLICATED => {
             let hash = built.tx.calc_tx_hash().unpack();
-            r.state = sent(hash, built, acc);
+            r.state = sent(hash, built, acc, pooled_dep);
         }
         Err(CallError::Node(e)) if accumulator::is_dead_cell(&e) => {
             if e.message.contains("Dead(") {
@@ -172,7 +215,10 @@ fn submit(ctx: &Context, chain: &Chain, r: &mut Run, tip: u64) -> Result<()> {
             } else {
                 r.row.refused_unknown += 1;
             }
-            r.state = State::Refused { tip };
+            r.state = State::Refused {
+                tip,
+                at: Instant::now(),
+            };
         }
         Err(CallError::Node(e)) => {
             return Err(Error::Scenario(format!(
@@ -189,18 +235,25 @@ fn submit(ctx: &Context, chain: &Chain, r: &mut Run, tip: u64) -> Result<()> {
     Ok(())
 }
 
-fn sent(hash: H256, built: Built, acc: Accumulator) -> State {
+fn sent(hash: H256, built: Built, acc: Accumulator, pooled_dep: bool) -> State {
     State::Sent {
         hash,
         built: Box::new(built),
         acc: Box::new(acc),
+        pooled_dep,
     }
 }
 
 /// Records a committed spend: its block, the node's cycles, its bytes and weight, and the
 /// accumulator it proved against.
 fn committed(ctx: &Context, r: &mut Run, block: Option<u64>, v: serde_json::Value) -> Result<()> {
-    let State::Sent { hash, built, acc } = std::mem::replace(&mut r.state, State::Done) else {
+    let State::Sent {
+        hash,
+        built,
+        acc,
+        pooled_dep,
+    } = std::mem::replace(&mut r.state, State::Done)
+    else {
         unreachable!("only a sent spend commits");
     };
     let cycles = v
@@ -223,6 +276,7 @@ fn committed(ctx: &Context, r: &mut Run, block: Option<u64>, v: serde_json::Valu
     row.root = Some(hex(&acc.commitment.root));
     row.mmr_size = Some(acc.commitment.mmr_size);
     row.accumulator = Some(ckb_mmr_sdk::out_point_text(&acc.cell.out_point));
+    row.pooled_dep = Some(pooled_dep);
     ctx.shared.committed.fetch_add(1, Ordering::SeqCst);
     Ok(())
 }

@@ -27,6 +27,26 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::RwLock;
 use std::time::Instant;
 
+/// Which accumulator cell a client takes as its spend's dep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dep {
+    /// The committed cell, as the indexer shows it (the SDK's `accumulator::find`).
+    #[default]
+    Committed,
+    /// The newest cell, pooled appends included (`ckb_mmr_sdk::pool_tip`), with a proof against
+    /// its root.
+    Tip,
+}
+
+impl Dep {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dep::Committed => "committed",
+            Dep::Tip => "tip",
+        }
+    }
+}
+
 /// How big a run is. The defaults are the sizes the load scenario is specified at.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -40,6 +60,8 @@ pub struct Options {
     pub block_ms: u64,
     /// Seeds the spends' keys, their arrival moments and their order.
     pub seed: u64,
+    /// The accumulator cell the clients take as their dep.
+    pub dep: Dep,
 }
 
 impl Default for Options {
@@ -50,6 +72,7 @@ impl Default for Options {
             clients: 4,
             block_ms: 1000,
             seed: 1,
+            dep: Dep::Committed,
         }
     }
 }
@@ -117,8 +140,13 @@ fn run_on(rpc_url: &str, binaries: &setup::Binaries, o: &Options) -> Result<Load
     chain.wait_indexer()?;
     let s = setup::prepare(&chain, binaries, o)?;
     progress(&format!(
-        "load: {} appends, {} spends from {} clients, a block every {} ms or more",
-        o.blocks, o.spends, o.clients, o.block_ms
+        "load: {} appends, {} spends from {} clients taking the {} accumulator cell, a block \
+         every {} ms or more",
+        o.blocks,
+        o.spends,
+        o.clients,
+        o.dep.name(),
+        o.block_ms
     ));
     let shared = Shared {
         leaves: RwLock::new(s.leaves.clone()),
@@ -135,6 +163,7 @@ fn run_on(rpc_url: &str, binaries: &setup::Binaries, o: &Options) -> Result<Load
                     shared: &shared,
                     setup: &s,
                     start_tip,
+                    dep: o.dep,
                 };
                 scope.spawn(move || {
                     let out = client::run(&ctx, plan);

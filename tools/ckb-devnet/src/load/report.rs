@@ -2,7 +2,7 @@
 
 use super::miner::{mode_name, Appended};
 use super::setup::{Planned, Setup};
-use super::{Options, VERIFIERS};
+use super::{Dep, Options, VERIFIERS};
 use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::hex;
@@ -12,8 +12,15 @@ use mmr_accumulator::Commitment;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// The docs block the table goes in.
+/// The docs block the table goes in, for clients that take the committed accumulator cell.
 pub const DOC_BLOCK: &str = "load-table";
+/// The docs block of a run whose clients take the newest cell, pooled appends included.
+pub const TIP_DOC_BLOCK: &str = "load-tip-table";
+
+/// A report written before clients could follow the pool took the committed cell.
+fn committed() -> String {
+    Dep::Committed.name().into()
+}
 
 /// One spend: who sent it, when, how often, what it cost, what it proved against.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -47,6 +54,9 @@ pub struct SpendRow {
     /// The committed transaction's accumulator dep holds a commitment the accumulator had,
     /// and the one the proof was built against.
     pub root_known: Option<bool>,
+    /// The committed spend's dep was the output of a pooled transaction when it was built.
+    #[serde(default)]
+    pub pooled_dep: Option<bool>,
 }
 
 impl SpendRow {
@@ -75,6 +85,7 @@ impl SpendRow {
             mmr_size: None,
             accumulator: None,
             root_known: None,
+            pooled_dep: None,
         }
     }
 }
@@ -113,6 +124,13 @@ pub struct LoadReport {
     pub clients: usize,
     pub verifiers: Vec<String>,
     pub modes: Vec<String>,
+    /// The accumulator cell the clients took as dep: `committed` (the indexer's) or `tip` (the
+    /// newest, pooled appends included).
+    #[serde(default = "committed")]
+    pub dep: String,
+    /// Committed spends whose dep was the output of a pooled transaction when built.
+    #[serde(default)]
+    pub pooled_deps: usize,
     /// Spends committed in or before the block of the last append.
     pub committed_while_appending: usize,
     pub refused_at_submission: u64,
@@ -196,6 +214,8 @@ impl LoadReport {
             clients: o.clients,
             verifiers: VERIFIERS.iter().map(|v| v.name().to_string()).collect(),
             modes: vec!["plain".into(), "owner".into()],
+            dep: o.dep.name().into(),
+            pooled_deps: done.iter().filter(|r| r.pooled_dep == Some(true)).count(),
             committed_while_appending: done
                 .iter()
                 .filter(|r| r.committed_block <= last_append_block)
@@ -274,6 +294,14 @@ impl LoadReport {
             ("blocks, each committing one append", thousands(self.blocks)),
             ("appends", thousands(self.appends)),
             ("clients", thousands(self.clients as u64)),
+            (
+                "accumulator cell the clients take as dep",
+                if self.dep == Dep::Tip.name() {
+                    "the newest, pooled appends included".into()
+                } else {
+                    "the committed one (indexer)".into()
+                },
+            ),
             ("spends submitted", thousands(self.spends_submitted as u64)),
             ("committed", thousands(self.committed as u64)),
             (
@@ -289,6 +317,10 @@ impl LoadReport {
                 ),
             ),
             ("rebuilds", thousands(self.rebuilds)),
+            (
+                "committed with a dep that was pooled when sent",
+                thousands(self.pooled_deps as u64),
+            ),
             (
                 "refused at submission (-301)",
                 thousands(self.refused_at_submission),
@@ -342,9 +374,18 @@ impl LoadReport {
         t
     }
 
-    /// `doc` with its load-table block rewritten from this report.
+    /// The docs block this report's table goes in: one for each kind of client.
+    pub fn doc_block(&self) -> &'static str {
+        if self.dep == Dep::Tip.name() {
+            TIP_DOC_BLOCK
+        } else {
+            DOC_BLOCK
+        }
+    }
+
+    /// `doc` with its block for this report ([`LoadReport::doc_block`]) rewritten from it.
     pub fn write_table(&self, doc: &str) -> std::result::Result<String, doc_blocks::MissingMarker> {
-        doc_blocks::replace_between(doc, DOC_BLOCK, &self.markdown())
+        doc_blocks::replace_between(doc, self.doc_block(), &self.markdown())
     }
 }
 
