@@ -44,13 +44,12 @@ fn check_spend(s: &SpendRow) {
     assert!(done >= first + 2, "{s:?}");
 }
 
-/// 30 blocks, 12 spends, 4 clients: every append committed one a block, every spend
-/// committed in the end, every verifier and mode among them, and nothing left running.
-#[test]
-#[ignore = "needs ckb 0.210.0 and build/release (./build.sh test runs it)"]
-fn a_short_load_run_commits_everything_against_known_roots() {
+/// 30 blocks, 12 spends, 4 clients taking the accumulator cell `dep`: every append committed
+/// one a block, every spend committed in the end, every verifier and mode among them, and
+/// nothing left running.
+fn short_run(dep: &str) -> LoadReport {
     let release = common::release();
-    let dir = common::test_dir("load");
+    let dir = common::test_dir(&format!("load-{dep}"));
     let report_file = dir.join("out.json");
     let started = Instant::now();
     let out = common::run(&[
@@ -67,8 +66,13 @@ fn a_short_load_run_commits_everything_against_known_roots() {
         "12",
         "--clients",
         "4",
+        "--dep",
+        dep,
     ]);
-    eprintln!("load, 30 blocks and 12 spends: {:.0?}", started.elapsed());
+    eprintln!(
+        "load, 30 blocks and 12 spends, --dep {dep}: {:.0?}",
+        started.elapsed()
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -105,26 +109,53 @@ fn a_short_load_run_commits_everything_against_known_roots() {
     assert_eq!(r.first_try, r.spends.iter().filter(|s| s.first_try).count());
     let (p50, p99) = (r.p50_blocks.unwrap(), r.p99_blocks.unwrap());
     assert!(2 <= p50 && p50 <= p99, "{p50} {p99}");
+    assert_eq!(r.dep, dep);
     assert!(
         common::no_process_left(&dir, 30),
         "processes left: {:?}",
         common::processes_in(&dir)
     );
+    r
 }
 
-/// docs/concurrency.md's load table is the one the committed report of the full run renders,
-/// and that report is a full run: the default sizes, all keys, every spend checked.
 #[test]
-fn the_documented_load_table_is_the_full_runs_report() {
+#[ignore = "needs ckb 0.210.0 and build/release (./build.sh test runs it)"]
+fn a_short_load_run_commits_everything_against_known_roots() {
+    let r = short_run("committed");
+    assert_eq!(r.pooled_deps, 0, "{r:?}");
+}
+
+/// The same with clients that follow the pool to its newest accumulator cell: they build on
+/// pooled outputs, and a spend commits a few blocks after it is sent, not once the appends
+/// stop (the committed-dep run's p50 is over half the run).
+#[test]
+#[ignore = "needs ckb 0.210.0 and build/release (./build.sh test runs it)"]
+fn a_short_load_run_following_the_pool_commits_while_appending() {
+    let r = short_run("tip");
+    assert!(r.pooled_deps > 0, "{r:?}");
+    assert!(r.p50_blocks.unwrap() <= 4, "{r:?}");
+}
+
+/// docs/concurrency.md's load tables are the ones the committed reports of the full runs
+/// render (clients on the committed cell, clients on the pool's newest), and those reports are
+/// full runs: the default sizes, all keys, every spend checked.
+#[test]
+fn the_documented_load_tables_are_the_full_runs_reports() {
+    check_documented("load-report.json", "committed", "load-table");
+    check_documented("load-tip-report.json", "tip", "load-tip-table");
+}
+
+fn check_documented(file: &str, dep: &str, block: &str) {
     let root = common::root();
-    let text = std::fs::read_to_string(root.join("docs/examples/load-report.json")).unwrap();
+    let text = std::fs::read_to_string(root.join("docs/examples").join(file)).unwrap();
     let r: LoadReport = serde_json::from_str(&text).unwrap();
+    assert_eq!((r.dep.as_str(), r.doc_block()), (dep, block));
     let doc = std::fs::read_to_string(root.join("docs/concurrency.md")).unwrap();
-    let shown = doc_blocks::between(&doc, "load-table").expect("load-table markers");
+    let shown = doc_blocks::between(&doc, block).expect("table markers");
     assert_eq!(
         shown,
         r.markdown(),
-        "rerun: ckb-devnet load --doc docs/concurrency.md"
+        "rerun: ckb-devnet load --from-report docs/examples/{file} --doc docs/concurrency.md"
     );
     let json: Value = serde_json::from_str(&text).unwrap();
     for key in KEYS {
