@@ -73,7 +73,8 @@
 //! [`accumulator`] creates a cell that holds an MMR's root under a type id, appends to it
 //! (the type script checks the new root), and locks cells by reference to it: their args name
 //! the accumulator's type hash, so one proof against its current root spends them.
-//! [`acc_store`] keeps a persistent `mmr-store` in step with it.
+//! [`acc_store`] keeps a persistent `mmr-store` in step with it. [`pool_tip`] finds the newest
+//! accumulator cell, pooled appends included, for spends while appends are in flight.
 //!
 //! ```no_run
 //! use ckb_mmr_sdk::accumulator::{self, Update};
