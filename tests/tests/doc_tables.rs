@@ -507,15 +507,7 @@ fn compact_shape(payload: &[u8], leaf_count: u64) -> (usize, usize, usize) {
     let n = compiled_proof::compact::leaves(payload, leaf_count)
         .unwrap()
         .count();
-    // The version byte, then n + 1 varints, each ending at a byte below 0x80.
-    let header = 1 + payload[1..]
-        .iter()
-        .scan(0, |ends, &b| {
-            (*ends < n + 1).then(|| {
-                *ends += usize::from(b < 0x80);
-            })
-        })
-        .count();
+    let header = cycle_lab::formats::header_len(payload, n);
     let items = (payload.len() - header - 32 * n) / 32;
     (n, items, header)
 }

@@ -13,16 +13,6 @@ fn verify2(payload: &[u8], root: &Hash, leaf_count: u64) -> Result<(), FormatErr
     compact::verify::<Blake>(payload, root, leaf_count)
 }
 
-fn payload2(fixture: &Fixture, leaf_count: u64, indexes: &[u64]) -> Vec<u8> {
-    let items = fixture.proof_items(leaf_count, indexes);
-    compile_compact(
-        mmr_size_of(leaf_count),
-        &items,
-        &fixture.position_leaves(indexes),
-    )
-    .unwrap()
-}
-
 fn varint_len(mut v: u64) -> usize {
     let mut len = 1;
     while v >= 0x80 {
@@ -45,7 +35,7 @@ fn random_proofs_verify() {
         };
         let k = rng.gen_range(1..=n.min(100)) as usize;
         let indexes = sample_indexes(&mut rng, n, k);
-        let payload = payload2(&fixture, n, &indexes);
+        let payload = fixture.compact_payload(n, &indexes);
         let root = fixture.root(n);
         assert_eq!(
             compact::compute_root::<Blake>(&payload, n),
@@ -93,7 +83,7 @@ fn every_small_proof_and_its_mutations() {
         let root = fixture.root(n);
         for mask in 1u32..(1 << n) {
             let indexes: Vec<u64> = (0..n).filter(|i| mask >> i & 1 == 1).collect();
-            let payload = payload2(&fixture, n, &indexes);
+            let payload = fixture.compact_payload(n, &indexes);
             assert_eq!(verify2(&payload, &root, n), Ok(()), "n {n} {indexes:?}");
             for other in 1..=10u64 {
                 if other != n {
@@ -129,7 +119,7 @@ fn each_rejection_code() {
     let mut rng = StdRng::seed_from_u64(0x5eed_0c04);
     let fixture = Fixture::random(&mut rng, 5);
     let root = fixture.root(5);
-    let good = payload2(&fixture, 5, &[0, 3]);
+    let good = fixture.compact_payload(5, &[0, 3]);
     assert_eq!(verify2(&good, &root, 5), Ok(()));
     let v = |bytes: &[u8]| verify2(bytes, &root, 5);
     let with = |head: &[u8]| {
@@ -204,7 +194,7 @@ fn each_rejection_code() {
 fn worked_example() {
     let leaves: Vec<Hash> = (1..=5u8).map(|i| [0x11 * i; 32]).collect();
     let fixture = Fixture::with_leaves(leaves);
-    let payload = payload2(&fixture, 5, &[0, 3]);
+    let payload = fixture.compact_payload(5, &[0, 3]);
     let hex: String = payload.iter().map(|b| format!("{b:02x}")).collect();
     let expected = concat!(
         "02020002",

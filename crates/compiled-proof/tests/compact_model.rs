@@ -6,8 +6,7 @@
 mod common;
 
 use common::*;
-use compiled_proof::{compact, compile_compact, FormatError};
-use mmr_lock::mmr::mmr_size_of;
+use compiled_proof::{compact, FormatError};
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
 
 /// READ: one varint, section 3.
@@ -146,9 +145,7 @@ fn honest_payloads_and_their_mutations() {
         let n: u64 = rng.gen_range(1..=300);
         let k = rng.gen_range(1..=n.min(12)) as usize;
         let indexes = sample_indexes(&mut rng, n, k);
-        let items = fixture.proof_items(n, &indexes);
-        let payload =
-            compile_compact(mmr_size_of(n), &items, &fixture.position_leaves(&indexes)).unwrap();
+        let payload = fixture.compact_payload(n, &indexes);
         assert_eq!(model(&payload, n), Ok(fixture.root(n)));
         assert_eq!(optimised(&payload, n), Ok(fixture.root(n)));
         for _ in 0..40 {

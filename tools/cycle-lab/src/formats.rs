@@ -137,8 +137,9 @@ impl Proof {
     }
 }
 
-fn header_len(v2: &[u8], n: usize) -> usize {
-    // Version byte, then n + 1 varints (the count and the gaps): each ends at a byte < 0x80.
+/// Bytes of a well-formed version 2 payload of `n` proved leaves before its hashes: the
+/// version byte, then n + 1 varints (the count and the gaps), each ending at a byte < 0x80.
+pub fn header_len(v2: &[u8], n: usize) -> usize {
     let mut ends = 0;
     let mut at = 1;
     while ends < n + 1 {

@@ -98,6 +98,17 @@ impl Fixture {
         .unwrap()
     }
 
+    /// Upstream `gen_proof` compiled into a compact (version 2) payload.
+    pub fn compact_payload(&self, leaf_count: u64, indexes: &[u64]) -> Vec<u8> {
+        let items = self.proof_items(leaf_count, indexes);
+        compiled_proof::compile_compact(
+            mmr_size_of(leaf_count),
+            &items,
+            &self.position_leaves(indexes),
+        )
+        .unwrap()
+    }
+
     /// Upstream verification of the same statement.
     pub fn upstream_verify(&self, leaf_count: u64, indexes: &[u64]) -> bool {
         let positions = indexes.iter().map(|&i| leaf_index_to_pos(i)).collect();
