@@ -1,4 +1,4 @@
-//! A persistent MMR store for the app side of the accumulator (docs/accumulator.md, "The app
+//! A persistent MMR store for the app side of the accumulator (docs/accumulator-guide.md, "The app
 //! side: the store").
 //!
 //! The MMR is the one the locks and the accumulator type script verify: leaves are 32-byte

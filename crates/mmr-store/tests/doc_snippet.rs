@@ -1,4 +1,4 @@
-//! Runs the shell block of docs/accumulator.md ("The app side: the store", between the
+//! Runs the shell block of docs/accumulator-guide.md ("The app side: the store", between the
 //! `store-snippet` markers) with this build's `mmr-store` first on PATH.
 
 mod common;
@@ -10,7 +10,7 @@ use std::process::Command;
 fn the_documented_commands_run() {
     let doc = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../docs/accumulator.md"
+        "/../../docs/accumulator-guide.md"
     ))
     .unwrap();
     let start = doc.find("<!-- store-snippet -->").expect("start marker");

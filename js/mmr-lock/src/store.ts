@@ -1,5 +1,5 @@
 // A persistent MMR store for the app side of the accumulator, on the same bytes as the Rust
-// store (crates/mmr-store, docs/accumulator.md "The app side: the store"): a store written
+// store (crates/mmr-store, docs/accumulator-guide.md "The app side: the store"): a store written
 // by either side opens in the other, with the same roots and proofs.
 //
 // A store is four byte arrays: `meta` (64 bytes: magic, version, the accumulator it belongs
@@ -247,7 +247,7 @@ const MAX_PEAKS = 64;
  * An open store: the writer (holds the lock, appends) or a reader (a fixed view of what was
  * committed when it opened). Memory is flat in the MMR's size: a writer keeps the peaks and
  * a 2.6 MB merge arena (leaf staging and two 1 MiB write buffers); a reader keeps nothing.
- * Appends, proofs and roots at ~2-3 M leaves/s, under 1 ms and a few ms: docs/accumulator.md.
+ * Appends, proofs and roots at ~2-3 M leaves/s, under 1 ms and a few ms: docs/accumulator-guide.md.
  */
 export class MmrStore {
   private readonly storage: StoreStorage;

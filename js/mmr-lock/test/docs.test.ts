@@ -62,12 +62,12 @@ function checkBlocks(name: string, markdown: string): Set<string> {
   return used;
 }
 
-test("docs/typescript.md and docs/accumulator.md: every ts block is an example file, and every example file is shown", () => {
+test("docs/typescript.md and docs/accumulator-guide.md: every ts block is an example file, and every example file is shown", () => {
   const used = checkBlocks("docs/typescript.md", readFileSync(path.join(REPO, "docs", "typescript.md"), "utf8"));
-  // accumulator.md's other blocks are the Rust tools' (tested by their crates).
-  const accBlocks = blocks(readFileSync(path.join(REPO, "docs", "accumulator.md"), "utf8")).filter((b) => b.lang === "ts");
-  for (const file of checkBlocks("docs/accumulator.md", accBlocks.map((b) => "```ts\n" + b.code + "```\n").join(""))) used.add(file);
-  assert.ok(used.has("accumulator.ts"), "docs/accumulator.md shows examples/accumulator.ts");
+  // accumulator-guide.md's other blocks are the Rust tools' (tested by their crates).
+  const accBlocks = blocks(readFileSync(path.join(REPO, "docs", "accumulator-guide.md"), "utf8")).filter((b) => b.lang === "ts");
+  for (const file of checkBlocks("docs/accumulator-guide.md", accBlocks.map((b) => "```ts\n" + b.code + "```\n").join(""))) used.add(file);
+  assert.ok(used.has("accumulator.ts"), "docs/accumulator-guide.md shows examples/accumulator.ts");
   assert.deepEqual([...used].sort(), [...examples.keys()].sort());
 });
 

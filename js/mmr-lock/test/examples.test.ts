@@ -71,7 +71,7 @@ test("the worked examples of docs/compiled-format.md and docs/baseline-format.md
   assert.equal(baseline, rows);
 });
 
-test("examples/store.ts (docs/accumulator.md): its store is the Rust CLI's, its earlier proof the in-memory MMR's", async () => {
+test("examples/store.ts (docs/accumulator-guide.md): its store is the Rust CLI's, its earlier proof the in-memory MMR's", async () => {
   const leaves = leavesOf(readFileSync(LEAVES_FILE, "utf8")).map((l) => Uint8Array.from(Buffer.from(l.slice(2), "hex")));
   const dir = mkdtempSync(path.join(tmpdir(), "mmr-store-example-"));
   try {

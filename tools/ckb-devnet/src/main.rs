@@ -10,7 +10,7 @@ use cmd::{acc, client, debug, local};
 const EXIT_CODES: &str = "\
 Against any node, deploy, lock, spend and acc (but show and sync) take --rpc URL and --key FILE
 (a file with one hex private key); debug, acc show and acc sync send nothing and take no --key.
-The accumulator's commands: docs/accumulator.md.
+The accumulator's commands: docs/accumulator-guide.md.
 
 Exit codes: docs/deploy.md (2 usage, 3 unreachable, 4 RPC, 5 file, 6 key, 7 capacity,
 8 leaves, 9 index, 10 mainnet, 11 refused, 12 not found, 13 node, 14 timeout, 15 ckb-debugger,
@@ -70,7 +70,7 @@ enum Command {
     /// prints each script group's cycles (a built-in type id group is not a RISC-V program:
     /// counted at the node's fixed 1,000,000 cycles).
     Debug(debug::DebugArgs),
-    /// The accumulator (docs/accumulator.md): create, append, extend, sync, show, handover
+    /// The accumulator (docs/accumulator-guide.md): create, append, extend, sync, show, handover
     #[command(subcommand, arg_required_else_help = true)]
     Acc(acc::AccCommand),
 }

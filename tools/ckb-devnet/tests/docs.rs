@@ -138,8 +138,8 @@ fn every_command_of_the_deploy_guide_runs() {
         Some("committed"),
         "{by_reference}"
     );
-    // docs/accumulator.md's sync snippet is this session's sync line.
-    let acc_doc = std::fs::read_to_string(root.join("docs/accumulator.md")).unwrap();
+    // docs/accumulator-guide.md's sync snippet is this session's sync line.
+    let acc_doc = std::fs::read_to_string(root.join("docs/accumulator-guide.md")).unwrap();
     let snippet = doc_blocks::between(&acc_doc, "sync-snippet").expect("sync-snippet");
     for line in snippet.lines().filter(|l| l.starts_with("ckb-devnet ")) {
         assert!(

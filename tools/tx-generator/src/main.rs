@@ -126,7 +126,7 @@ struct ProveArgs {
     leaves: Option<String>,
     /// Instead of --leaves: the MMR of a persistent store, read from disk
     ///
-    /// A store made by mmr-store init/append (docs/accumulator.md, "The app side: the
+    /// A store made by mmr-store init/append (docs/accumulator-guide.md, "The app side: the
     /// store").
     #[arg(long, value_name = "DIR")]
     store: Option<String>,

@@ -1,4 +1,4 @@
-//! `mmr-store`: drive a persistent MMR store from a shell (docs/accumulator.md, "The app
+//! `mmr-store`: drive a persistent MMR store from a shell (docs/accumulator-guide.md, "The app
 //! side: the store"). Every error is one line on stderr and the exit code of its kind
 //! (docs/error-codes.md, "The store"); 2 is a usage error.
 

@@ -1,4 +1,4 @@
-//! `acc`: the accumulator's commands (docs/accumulator.md): create, append, extend, show,
+//! `acc`: the accumulator's commands (docs/accumulator-guide.md): create, append, extend, show,
 //! handover, sync.
 
 use super::{hash32, out_point, print, Client, Reader};
