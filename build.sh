@@ -70,24 +70,21 @@ build_devnet() {
 }
 
 # Builds one Rust contract with the given cargo feature arguments and installs it under
-# build/<dir>/<name> (stripped) and <name>.debug.
+# <dir>/<name> (stripped) and <name>.debug. The flags (profile, the cargo-home remap that keeps
+# checksums.txt independent of where cargo lives, the strip) live in one place, cycle-lab's
+# build-contract (tools/cycle-lab/src/steps.rs), which the journey's steps use too.
 build_contract() {
     local name=$1 dir=$2
     shift 2
-    # Panic locations name the registry sources by absolute path: map cargo's home to a fixed
-    # prefix so the binaries (checksums.txt) do not depend on where it is. Workspace sources
-    # are named relative to the workspace root, the standard library by /rustc/<commit>/.
-    # (Cargo adds this to the rustflags of .cargo/config.toml.)
-    local remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
-    CARGO_TARGET_RISCV64IMAC_UNKNOWN_NONE_ELF_RUSTFLAGS="${CARGO_TARGET_RISCV64IMAC_UNKNOWN_NONE_ELF_RUSTFLAGS:-} $remap" \
-        cargo build --quiet --profile contract --locked --target "$TARGET" -p "$name" "$@" >&2 \
+    "$LAB" build-contract "$name" --dir "$dir" --root "$ROOT" -- "$@" >&2 \
         || die "building contract $name failed"
-    mkdir -p "$dir"
-    cp "${CARGO_TARGET_DIR:-target}/$TARGET/contract/$name" "$dir/$name.debug"
-    llvm-objcopy-19 --strip-all "$dir/$name.debug" "$dir/$name"
 }
 
 build_all() {
+    # cycle-lab first: it builds the contracts.
+    say "building tx-generator, ckb-devnet and cycle-lab"
+    cargo build --quiet --release --locked -p tx-generator -p ckb-devnet -p cycle-lab >&2 \
+        || die "building the host tools failed"
     say "building Rust contracts for $TARGET"
     for name in "${RUST_CONTRACTS[@]}"; do
         [ -d "contracts/$name" ] && build_contract "$name" "$RELEASE"
@@ -97,9 +94,6 @@ build_all() {
         say "building the C verifier"
         contracts/c-verifier/build.sh >&2 || die "building the C verifier failed"
     fi
-    say "building tx-generator, ckb-devnet and cycle-lab"
-    cargo build --quiet --release --locked -p tx-generator -p ckb-devnet -p cycle-lab >&2 \
-        || die "building the host tools failed"
 }
 
 # The dev chain (devnet/): the scenario on a fresh chain, or a node kept running for a user.

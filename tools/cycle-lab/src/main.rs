@@ -93,6 +93,22 @@ enum Command {
         #[arg(long)]
         bless: bool,
     },
+    /// Build one Rust contract (`--profile contract`, cargo's home remapped to /cargo) and
+    /// install it under DIR stripped, with its `.debug` copy: build.sh's default build and the
+    /// journey's steps, so the binaries of checksums.txt come from one place.
+    BuildContract {
+        /// The contract's package.
+        package: String,
+        /// Where `<package>` and `<package>.debug` are written.
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// The workspace to build.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+        /// Further cargo arguments (features), after `--`.
+        #[arg(last = true)]
+        cargo_args: Vec<String>,
+    },
     /// Print the sha256 of the release binaries (sha256sum format).
     Checksums {
         #[command(flatten)]
@@ -221,6 +237,17 @@ fn main() -> ExitCode {
             runs::compare(&gate::workspace_root(), [a.as_str(), b.as_str()], &seeds)
         }
         Command::Gate { bless } => cmd_gate(bless),
+        Command::BuildContract {
+            package,
+            dir,
+            root,
+            cargo_args,
+        } => std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))
+            .and_then(|()| {
+                cycle_lab::steps::build_rust_contract(&root, &package, &dir, &cargo_args)
+            })
+            .map(|_| ()),
         Command::Checksums { release, write } => cmd_checksums(&release.release_dir, write),
         Command::Growth {
             release,

@@ -233,8 +233,10 @@ pub fn build(root: &Path, step: &Step, dir: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// Builds one Rust contract with cargo (`--profile contract`, as build.sh does) and installs it
-/// under `dir` stripped, with its `.debug` copy.
+/// Builds one Rust contract with cargo (`--profile contract`) and installs it under `dir`
+/// stripped, with its `.debug` copy. The one definition of the contract build: build.sh's
+/// default build runs it too (`cycle-lab build-contract`), so checksums.txt's binaries and the
+/// journey's steps share these flags.
 pub fn build_rust_contract(
     root: &Path,
     package: &str,
@@ -242,7 +244,9 @@ pub fn build_rust_contract(
     cargo_args: &[String],
 ) -> Result<PathBuf, String> {
     // Registry sources are named by absolute path in panic locations: map cargo's home to a
-    // fixed prefix so the binaries do not depend on where it is (as build.sh does).
+    // fixed prefix so the binaries (checksums.txt) do not depend on where it is. Workspace
+    // sources are named relative to the workspace root, the standard library by
+    // /rustc/<commit>/. (Cargo adds this to the rustflags of .cargo/config.toml.)
     let cargo_home = std::env::var("CARGO_HOME")
         .unwrap_or_else(|_| format!("{}/.cargo", std::env::var("HOME").unwrap_or_default()));
     let var = "CARGO_TARGET_RISCV64IMAC_UNKNOWN_NONE_ELF_RUSTFLAGS";

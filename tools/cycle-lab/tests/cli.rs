@@ -19,7 +19,7 @@ fn empty_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 11] = [
+const COMMANDS: [&str; 12] = [
     "run",
     "sweep",
     "journey",
@@ -28,6 +28,7 @@ const COMMANDS: [&str; 11] = [
     "render",
     "compare",
     "gate",
+    "build-contract",
     "checksums",
     "growth",
     "help",
@@ -36,7 +37,7 @@ const COMMANDS: [&str; 11] = [
 #[test]
 fn every_command_has_its_own_help() {
     let dir = empty_dir("help");
-    for command in &COMMANDS[..10] {
+    for command in &COMMANDS[..11] {
         let out = lab(&[command, "--help"], &dir);
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{command}: {text}");
@@ -64,6 +65,7 @@ fn usage_errors_are_one_line_exit_2_and_write_nothing() {
         (&["checksums", "--write"][..], "--write"),
         (&["compare", "HEAD"][..], "<B>"),
         (&["flamegraph"][..], "<VERIFIER>"),
+        (&["build-contract", "accumulator-type"][..], "--dir"),
         (&["frobnicate"][..], "frobnicate"),
     ] {
         let out = lab(args, &dir);
@@ -88,4 +90,11 @@ fn a_failed_measurement_exits_1() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("no verifier binaries in nowhere"), "{err}");
+    let out = lab(
+        &["build-contract", "no-such-contract", "--dir", "out"],
+        &dir,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("building contract no-such-contract"), "{err}");
 }
