@@ -14,9 +14,9 @@
 //! - **create** ([`create_with`]) from initial leaves, and the transition payloads of the type
 //!   script ([`verify_creation`], [`verify_update`]).
 //!
-//! Every rejection is a distinct [`Error`] code in 100..=127. The hash is the [`Merge`] trait
-//! of `compiled-proof`, so the contract runs it on the assembly kernel with the node in its
-//! registers.
+//! Every rejection is a distinct [`Error`] code in 100..=127, a ring's ([`ring`]) in
+//! -100..=-106. The hash is the [`Merge`] trait of `compiled-proof`, so the contract runs it
+//! on the assembly kernel with the node in its registers.
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -25,6 +25,7 @@ extern crate std;
 
 #[cfg(feature = "std")]
 pub mod build;
+pub mod ring;
 mod transition;
 pub mod witness;
 
@@ -57,8 +58,9 @@ pub mod tag {
     pub const KEEP: u8 = 0x05;
 }
 
-/// Rejections, in the numbering of `docs/error-codes.md` (the accumulator owns 100..=127).
-/// 100-117 are decided by this crate from bytes alone; 118-127 by the type script around it.
+/// Rejections, in the numbering of `docs/error-codes.md` (the accumulator owns 100..=127 and
+/// the ring's -100..=-106). 100-117 and the ring's rules but -100 are decided by this crate
+/// from bytes alone; 118-127 by the type script around it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i8)]
 pub enum Error {
@@ -99,7 +101,7 @@ pub enum Error {
     /// The output's data is not the computed commitment (create, append) or not the input's
     /// (keep).
     OutputMismatch = 117,
-    /// Type script: args are not 32 bytes.
+    /// Type script: args are neither 32 bytes (an accumulator) nor 33 (a ring).
     ArgsLength = 118,
     /// Type script, creation: args differ from blake2b(first input || output index).
     TypeIdMismatch = 119,
@@ -119,6 +121,20 @@ pub enum Error {
     TypeFieldMissing = 126,
     /// Type script: any other syscall failure.
     Syscall = 127,
+    /// Ring (33-byte args): the K byte is not in 2..=32.
+    RingArgs = -100,
+    /// Ring: group counts not (0, K + 1), (2, 2) or (K + 1, K + 1), or a tag of another shape.
+    RingShape = -101,
+    /// Ring: a side without exactly one head, or a cell neither 40 bytes nor the head's length.
+    RingRoles = -102,
+    /// Ring: the consumed snapshot's size is not the head's `older[0]`.
+    RingNotOldest = -103,
+    /// Ring: a snapshot written with other data than the head's state, or changed by `KEEP`.
+    SnapshotMismatch = -104,
+    /// Ring: the head's `older` is not the input's shifted (step) or K - 1 copies (creation).
+    RingSizesMismatch = -105,
+    /// Ring: a ring cell's lock differs from the head's, or a step changes the head's lock.
+    RingLockMismatch = -106,
 }
 
 impl Error {
@@ -128,7 +144,7 @@ impl Error {
     }
 
     /// Every code, in order (documentation and tests).
-    pub const ALL: [Error; 28] = {
+    pub const ALL: [Error; 35] = {
         use Error::*;
         [
             OldSizeInvalid,
@@ -159,6 +175,13 @@ impl Error {
             WitnessEncoding,
             TypeFieldMissing,
             Syscall,
+            RingArgs,
+            RingShape,
+            RingRoles,
+            RingNotOldest,
+            SnapshotMismatch,
+            RingSizesMismatch,
+            RingLockMismatch,
         ]
     };
 }
