@@ -1,8 +1,10 @@
 //! Type script of the MMR accumulator (docs/accumulator.md): args = a 32-byte type id, data =
 //! root || mmr_size. Creation checks CKB's type-id rule and the `CREATE`/`IMPORT` payload in
 //! `WitnessArgs.output_type`; an update (one group input, one group output) checks the
-//! `APPEND`/`EXTEND`/`KEEP` payload in `input_type`; destroying is refused. The transitions
-//! themselves are `mmr-accumulator`'s; this file only does the syscalls. No heap.
+//! `APPEND`/`EXTEND`/`KEEP` payload in `input_type`; destroying is refused. 33-byte args
+//! (type id || K) make the group a ring of a head and K snapshots ([`ring`],
+//! docs/concurrency-design.md section 3). The transitions themselves are `mmr-accumulator`'s;
+//! this file only does the syscalls. No heap.
 #![no_std]
 #![cfg_attr(not(test), no_main)]
 
@@ -15,6 +17,8 @@ use ckb_std::syscalls;
 use compiled_proof::KernelMerge;
 use mmr_accumulator::{witness, Error, Workspace, COMMITMENT_LEN};
 
+mod ring;
+
 // ckb-std's entry links `alloc`, which needs a global allocator; nothing here allocates.
 #[cfg(not(test))]
 #[global_allocator]
@@ -22,7 +26,7 @@ static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
 
 /// Largest witness loaded; longer ones are refused (124), never truncated.
 const MAX_WITNESS_SIZE: usize = 65536;
-/// A `Script` with 32-byte args is 85 bytes; anything that does not fit has args of the
+/// A `Script` with 33-byte args is 86 bytes; anything that does not fit has args of the
 /// wrong length.
 const SCRIPT_BUFFER: usize = 128;
 /// A `CellInput` (since u64, out point: tx hash 32, index u32) and the output index u64.
@@ -50,14 +54,14 @@ fn data(source: Source, buf: &mut [u8; COMMITMENT_LEN]) -> Result<bool, Error> {
     }
 }
 
-/// Field `field` of the `WitnessArgs` at the index of the group's first cell of `source`,
+/// Field `field` of the `WitnessArgs` at the index of the group's cell `index` of `source`,
 /// loaded in full into the static buffer.
-fn witness_field(source: Source, field: usize) -> Result<&'static [u8], Error> {
+fn witness_field(index: usize, source: Source, field: usize) -> Result<&'static [u8], Error> {
     // SAFETY: CKB scripts are single-threaded and this is called once per run, so this is the
     // only reference to WITNESS. Static, in .bss: no load cost, no zeroing.
     let buf: &'static mut [u8; MAX_WITNESS_SIZE] =
         unsafe { &mut *core::ptr::addr_of_mut!(WITNESS) };
-    let len = match syscalls::load_witness(buf, 0, 0, source) {
+    let len = match syscalls::load_witness(buf, 0, index, source) {
         Ok(len) => len,
         Err(SysError::LengthNotEnough(_)) => return Err(Error::WitnessTooLarge),
         Err(SysError::IndexOutOfBound) => return Err(Error::WitnessMissing),
@@ -71,10 +75,10 @@ fn workspace() -> &'static mut Workspace {
     unsafe { &mut *core::ptr::addr_of_mut!(WORKSPACE) }
 }
 
-/// CKB's type-id rule on creation: args == blake2b(first input || index of this output).
-fn check_type_id() -> Result<(), Error> {
-    let mut script = [0u8; SCRIPT_BUFFER];
-    let len = match syscalls::load_script(&mut script, 0) {
+/// The script's args, from `script` (the buffer `load_script` fills): 118 when they do not
+/// fit it (no accumulator's or ring's args are that long).
+fn load_args(script: &mut [u8; SCRIPT_BUFFER]) -> Result<&[u8], Error> {
+    let len = match syscalls::load_script(script, 0) {
         Ok(len) => len,
         Err(SysError::LengthNotEnough(_)) => return Err(Error::ArgsLength),
         Err(_) => return Err(Error::Syscall),
@@ -86,14 +90,16 @@ fn check_type_id() -> Result<(), Error> {
     };
     let args_at = field(12).ok_or(Error::Syscall)?;
     let args_len = field(args_at).ok_or(Error::Syscall)?;
-    if args_len != 32 {
-        return Err(Error::ArgsLength);
-    }
-    let args = script
+    script
         .get(args_at + 4..len)
-        .and_then(|a| a.first_chunk::<32>())
-        .ok_or(Error::Syscall)?;
+        .and_then(|a| a.get(..args_len))
+        .ok_or(Error::Syscall)
+}
 
+/// CKB's type-id rule on creation: the type id (args' first 32 bytes) == blake2b(first input
+/// || index among all outputs of the group's output `group_index`).
+fn check_type_id(args: &[u8], group_index: usize) -> Result<(), Error> {
+    let args = args.first_chunk::<32>().ok_or(Error::ArgsLength)?;
     let mut preimage = [0u8; TYPE_ID_PREIMAGE];
     match syscalls::load_input(&mut preimage[..44], 0, 0, Source::Input) {
         Ok(44) => {}
@@ -103,15 +109,21 @@ fn check_type_id() -> Result<(), Error> {
     if syscalls::load_script_hash(&mut own, 0) != Ok(32) {
         return Err(Error::Syscall);
     }
-    // The index of the group's output among all outputs: the first with this type.
-    let mut index = 0usize;
+    // The index among all outputs of the group's output `group_index`.
+    let (mut index, mut seen) = (0usize, 0usize);
     loop {
         let mut hash = [0u8; 32];
         match syscalls::load_cell_by_field(&mut hash, 0, index, Source::Output, CellField::TypeHash)
         {
-            Ok(32) if hash == own => break,
+            Ok(32) if hash == own => {
+                if seen == group_index {
+                    break;
+                }
+                seen += 1;
+                index += 1;
+            }
             Ok(32) | Err(SysError::ItemMissing) => index += 1,
-            // The group has an output, so the search cannot run past the last one.
+            // The group has that output, so the search cannot run past the last one.
             _ => return Err(Error::Syscall),
         }
     }
@@ -125,6 +137,11 @@ fn check_type_id() -> Result<(), Error> {
 }
 
 fn run() -> Result<(), Error> {
+    let mut script = [0u8; SCRIPT_BUFFER];
+    let args = load_args(&mut script)?;
+    if let Some(k) = mmr_accumulator::ring::ring_k(args)? {
+        return ring::run(k, args);
+    }
     if exists(1, Source::GroupInput)? {
         return Err(Error::GroupInputs);
     }
@@ -136,15 +153,15 @@ fn run() -> Result<(), Error> {
     let has_input = data(Source::GroupInput, &mut input)?;
     if !has_input {
         // Creation: the script runs only because the group has an output.
-        check_type_id()?;
+        check_type_id(args, 0)?;
         data(Source::GroupOutput, &mut output)?;
-        let payload = witness_field(Source::GroupOutput, witness::OUTPUT_TYPE)?;
+        let payload = witness_field(0, Source::GroupOutput, witness::OUTPUT_TYPE)?;
         return mmr_accumulator::verify_creation::<KernelMerge>(workspace(), payload, &output);
     }
     if !data(Source::GroupOutput, &mut output)? {
         return Err(Error::DestroyRefused);
     }
-    let payload = witness_field(Source::GroupInput, witness::INPUT_TYPE)?;
+    let payload = witness_field(0, Source::GroupInput, witness::INPUT_TYPE)?;
     mmr_accumulator::verify_update::<KernelMerge>(workspace(), payload, &input, &output)
 }
 
