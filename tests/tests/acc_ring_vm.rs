@@ -6,25 +6,33 @@
 //!   at every state every mutation class of the spec's search (item 3) at least once, the
 //!   exit code equal to the core's `mmr_accumulator::ring::verify_ring` on the same cells, and
 //!   every ring code reached;
-//! - the three by-reference locks, unchanged, against ring snapshots (acc_ring_locks below);
+//! - the three by-reference locks, unchanged, against ring snapshots
+//!   (`locks_accept_ring_snapshots`);
 //! - the bound: a spend against a snapshot 7 appends behind the head of a K = 8 ring of 2^20
-//!   leaves against a fresh one (acc_ring_bound below).
+//!   leaves against a fresh one (`ring_window_spend_within_twice_a_fresh_one`);
+//! - the type script's cycles, single accumulator and ring (`ring_and_single_cycles`, printed).
 
+// Shared with by_reference.rs, which uses the rest of it.
+#[allow(dead_code)]
 mod by_reference_tx;
 
-use by_reference_tx::hash_of;
+use by_reference_tx::{hash_of, mmr_witness, spend, Dep};
+use ckb_mmr_sdk::{by_reference_args, weight, Mode, Workload};
+use ckb_testtool::ckb_hash::blake2b_256;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::TransactionBuilder,
-    packed::{CellInput, Script},
+    core::{TransactionBuilder, TransactionView},
+    packed::{CellInput, CellOutput, Script},
     prelude::*,
 };
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::ring::{self, build as rb, RingCell};
 use mmr_accumulator::{tag, Commitment, Error, Workspace};
+use mmr_lock::mmr::mmr_size_of;
+use mmr_lock::LockError;
 use std::collections::BTreeSet;
 use tests::accumulator::{leaves, type_id, witness, AccumulatorChain, Host};
-use tests::Outcome;
+use tests::{available_verifiers, Outcome, Verifier, MAX_CYCLES};
 
 fn commitment(all: &[[u8; 32]]) -> Commitment {
     build::commitment::<Host>(all).unwrap()
@@ -79,8 +87,8 @@ impl Ring {
         self.chain.lock.clone()
     }
 
-    /// Runs `c` in the VM and in the core; asserts they agree and returns the VM's outcome.
-    fn run(&mut self, c: &Candidate) -> Outcome {
+    /// The transaction of `c` (not completed) and the type args it runs under.
+    fn tx(&mut self, c: &Candidate) -> (TransactionBuilder, Vec<u8>) {
         let creation = c.ins.is_empty();
         let mut tx = TransactionBuilder::default();
         let mut witnesses = Vec::new();
@@ -126,11 +134,10 @@ impl Ring {
         }
         // Only ring cells on each side (the creation's plain input has no witness role): the
         // group index is the absolute one.
-        let at = c.at;
-        while witnesses.len() <= at.max(c.outs.len()) {
+        while witnesses.len() <= c.at.max(c.outs.len()) {
             witnesses.push(Bytes::new());
         }
-        witnesses[at] = if creation {
+        witnesses[c.at] = if creation {
             witness(None, Some(&c.payload))
         } else {
             witness(Some(&c.payload), None)
@@ -138,6 +145,12 @@ impl Ring {
         for w in witnesses {
             tx = tx.witness(w.pack());
         }
+        (tx, args)
+    }
+
+    /// Runs `c` in the VM and in the core; asserts they agree and returns the VM's outcome.
+    fn run(&mut self, c: &Candidate) -> Outcome {
+        let (tx, args) = self.tx(c);
         let got = self.chain.run(tx);
         self.runs += 1;
         if let Some(code) = got.code() {
@@ -292,7 +305,7 @@ impl Ring {
             c.outs[cell].0[byte] ^= 1;
             assert_eq!(self.run(&c).code(), rejected(Error::SnapshotMismatch));
         }
-        for i in 0..c_len(&honest) {
+        for i in 0..honest.outs.len() {
             let mut c = honest.clone();
             c.outs[i].1 = self.other_lock.clone();
             assert_eq!(
@@ -479,10 +492,6 @@ impl Ring {
     }
 }
 
-fn c_len(c: &Candidate) -> usize {
-    c.outs.len()
-}
-
 /// Honest histories and every mutation class, for K in {2, 3, 8}.
 #[test]
 fn ring_transitions_in_the_vm() {
@@ -563,4 +572,322 @@ fn ring_transitions_in_the_vm() {
         "ring transitions: {total} VM runs in {:.1?}, every one's code equal to the core's",
         start.elapsed()
     );
+}
+
+/// Cycles of the same transaction without any type script: the always-success lock's.
+fn lock_cycles(chain: &mut AccumulatorChain, tx: &TransactionView) -> u64 {
+    let outputs: Vec<CellOutput> = tx
+        .outputs()
+        .into_iter()
+        .map(|o| o.as_builder().type_(None::<Script>.pack()).build())
+        .collect();
+    let mut plain = TransactionBuilder::default()
+        .outputs_data(tx.outputs_data())
+        .outputs(outputs);
+    for _ in tx.inputs() {
+        let cell = chain.plain_cell();
+        plain = plain.input(CellInput::new_builder().previous_output(cell).build());
+    }
+    let plain = chain.context.complete_tx(plain.build());
+    chain.context.verify_tx(&plain, MAX_CYCLES).unwrap()
+}
+
+/// The type script's cycles (the transaction's minus its locks') of an accepted `tx`.
+fn type_cycles(chain: &mut AccumulatorChain, tx: TransactionBuilder) -> u64 {
+    let tx = chain.context.complete_tx(tx.build());
+    let total = chain
+        .context
+        .verify_tx(&tx, MAX_CYCLES)
+        .unwrap_or_else(|e| panic!("refused: {e}"));
+    total - lock_cycles(chain, &tx)
+}
+
+/// A synthetic node hash of a large MMR (as tests/tests/accumulator.rs): any function of
+/// (first, height) gives consistent nodes for the disjoint subtrees a proof names.
+fn synthetic(first: u64, height: u32) -> [u8; 32] {
+    let mut seed = [0u8; 12];
+    seed[..8].copy_from_slice(&first.to_le_bytes());
+    seed[8..].copy_from_slice(&height.to_le_bytes());
+    blake2b_256(seed)
+}
+
+/// The large transitions of docs/accumulator.md's cost table: (name, old, new, payload).
+fn large_transitions() -> Vec<(&'static str, Commitment, Commitment, Vec<u8>)> {
+    let big = 1u64 << 20;
+    let n = big - 1;
+    let peaks: Vec<[u8; 32]> = build::peak_nodes(n)
+        .iter()
+        .map(|&(f, h)| synthetic(f, h))
+        .collect();
+    let old = Commitment {
+        root: build::bag::<Host>(&peaks).unwrap(),
+        mmr_size: mmr_size_of(n),
+    };
+    let payload = build::append_payload(&peaks, &[[0x42; 32]]);
+    let new = mmr_accumulator::append::<Host>(&old.root, old.mmr_size, &payload[1..]).unwrap();
+    let mut out = vec![("append 1 leaf to 2^20 - 1", old, new, payload)];
+    let (n, m) = ((1u64 << 19) + 1, big - 1);
+    let proof = build::ancestry_proof_from_nodes::<Host>(n, m, synthetic).unwrap();
+    let (old_root, new_root) =
+        mmr_accumulator::ancestry_roots::<Host>(mmr_size_of(n), mmr_size_of(m), &proof).unwrap();
+    let c = |root, leaves| Commitment {
+        root,
+        mmr_size: mmr_size_of(leaves),
+    };
+    out.push((
+        "extend 2^19 + 1 -> 2^20 - 1",
+        c(old_root, n),
+        c(new_root, m),
+        build::extend_payload(&proof),
+    ));
+    out
+}
+
+/// The type script's cycles, single accumulator (32-byte args) and ring (K = 8), printed for
+/// the cost tables (no assertion on the numbers: docs/accumulator.md's tables are checked by
+/// tests/tests/accumulator.rs and doc_tables.rs).
+#[test]
+fn ring_and_single_cycles() {
+    let five = leaves(5);
+    let c5 = commitment(&five);
+    let create = build::create_payload(&five);
+    let mut chain = AccumulatorChain::new();
+    let mut rows = Vec::new();
+    let (tx, _) = chain.creation(&c5.to_bytes(), &create);
+    rows.push(("single: create 5 leaves", type_cycles(&mut chain, tx)));
+    let (tx, _) = chain.creation(&c5.to_bytes(), &[tag::IMPORT]);
+    rows.push(("single: import", type_cycles(&mut chain, tx)));
+    for (name, old, new, payload) in large_transitions() {
+        let tx = chain.update(&old.to_bytes(), &new.to_bytes(), &payload);
+        rows.push((name, type_cycles(&mut chain, tx)));
+    }
+    let tx = chain.update(&c5.to_bytes(), &c5.to_bytes(), &[tag::KEEP]);
+    rows.push(("single: keep", type_cycles(&mut chain, tx)));
+    for (name, cycles) in rows.drain(..) {
+        println!("{name}: {cycles}");
+    }
+    if std::env::var_os("RING_CYCLES_SINGLE_ONLY").is_some() {
+        return;
+    }
+    let k = 8;
+    let mut r = Ring::new(k);
+    let outs = rb::creation_data(k, &c5);
+    for (name, payload) in [("create 5 leaves", &create[..]), ("import", &[tag::IMPORT])] {
+        let c = r.candidate(&[], &outs, payload, 0);
+        let (tx, _) = r.tx(&c);
+        rows.push((name, type_cycles(&mut r.chain, tx)));
+    }
+    for (name, old, new, payload) in large_transitions() {
+        // A ring 3 steps after creation at `old`'s size: older = [old; 7] shifted in.
+        let head = rb::head_data(&old, &[old.mmr_size; 7]);
+        let live = Live {
+            head,
+            snapshots: vec![old.to_bytes().to_vec(); 8],
+        };
+        let (ins, outs, _) = live.step(&new);
+        let c = r.candidate(&ins, &outs, &payload, 0);
+        let (tx, _) = r.tx(&c);
+        rows.push((name, type_cycles(&mut r.chain, tx)));
+    }
+    let whole = Live {
+        head: outs[0].clone(),
+        snapshots: outs[1..].to_vec(),
+    }
+    .whole();
+    let c = r.candidate(&whole, &whole, &[tag::KEEP], 0);
+    let (tx, _) = r.tx(&c);
+    rows.push(("keep (9 cells)", type_cycles(&mut r.chain, tx)));
+    for (name, cycles) in rows {
+        println!("ring K = 8: {name}: {cycles}");
+    }
+}
+
+/// One by-reference spend of `w` with `deps` (the ring's cells as deps): cycles and the
+/// transaction's bytes, or the exit code.
+fn spend_ring(
+    v: Verifier,
+    ring: &Script,
+    w: &Workload,
+    deps: &[&[u8]],
+) -> Result<(u64, usize), i8> {
+    let args = by_reference_args(&hash_of(ring), Mode::Plain);
+    let deps: Vec<Dep> = deps
+        .iter()
+        .map(|d| Dep {
+            type_: Some(ring.clone()),
+            data: d.to_vec(),
+        })
+        .collect();
+    let (context, tx) = spend(v, &args, mmr_witness(v, w), &deps);
+    let bytes = weight::tx_bytes(&tx.data());
+    context
+        .verify_tx(&tx, MAX_CYCLES)
+        .map(|cycles| (cycles, bytes))
+        .map_err(|e| tests::exit_code(&e.to_string()))
+}
+
+/// The locks, unchanged, on a ring (K in {2, 3}) grown step by step through the type script:
+/// at every state, each live snapshot as the one dep with a proof against its own state
+/// (accepted by all three verifiers), against every other state of the history (refused,
+/// the same code in all three), the head as dep (92), two ring cells (91).
+#[test]
+fn locks_accept_ring_snapshots() {
+    let all = leaves(24);
+    let nodes = Nodes::new::<Host>(&all);
+    let mut runs = 0;
+    let mut refusals = BTreeSet::new();
+    for k in [2u8, 3] {
+        let mut r = Ring::new(k);
+        let first = commitment(&all[..3]);
+        let outs = rb::creation_data(k, &first);
+        let c = r.candidate(&[], &outs, &[tag::IMPORT], 0);
+        let (_, args) = r.tx(&c);
+        assert!(matches!(r.run(&c), Outcome::Accepted(_)));
+        r.args = args;
+        let script = r.chain.type_script(&r.args);
+        let mut live = Live {
+            head: outs[0].clone(),
+            snapshots: outs[1..].to_vec(),
+        };
+        let mut history = vec![3usize];
+        let mut n = 3;
+        for step in 0..usize::from(k) + 2 {
+            let m = n + 1 + step % 3;
+            let (ins, outs, consumed) = live.step(&commitment(&all[..m]));
+            let payload = build::append_payload(&nodes.peaks(n as u64), &all[n..m]);
+            let c = r.candidate(&ins, &outs, &payload, 0);
+            assert!(matches!(r.run(&c), Outcome::Accepted(_)));
+            live.apply(&outs, consumed);
+            history.push(m);
+            n = m;
+            let workloads: Vec<(usize, Vec<Workload>)> = history
+                .iter()
+                .map(|&h| {
+                    let claims = [
+                        vec![0],
+                        vec![h as u64 - 1],
+                        vec![0, h as u64 / 2, h as u64 - 1],
+                    ];
+                    let ws = claims
+                        .iter()
+                        .map(|c| Workload::from_leaves(&all[..h], c).unwrap())
+                        .collect();
+                    (h, ws)
+                })
+                .collect();
+            for snapshot in &live.snapshots {
+                let size = Live::size(snapshot);
+                for (h, ws) in &workloads {
+                    for w in ws {
+                        let own = w.mmr_size == size;
+                        if own {
+                            assert_eq!(w.accumulator_data(), *snapshot, "the store's root");
+                        }
+                        let codes: Vec<Result<u64, i8>> = available_verifiers()
+                            .into_iter()
+                            .map(|v| spend_ring(v, &script, w, &[snapshot]).map(|(c, _)| c))
+                            .collect();
+                        runs += codes.len();
+                        if own {
+                            assert!(codes.iter().all(Result::is_ok), "K {k} {h}: {codes:?}");
+                        } else {
+                            // Refused by all three; the two compiled-format verifiers with
+                            // one code. The formats' structural codes differ (a proof of
+                            // another size: baseline 2x, compiled 4x), so only a proof whose
+                            // shape fits reaches 9 in all three.
+                            let c: Vec<i8> = codes
+                                .iter()
+                                .map(|c| c.expect_err("accepted against another state"))
+                                .collect();
+                            let what = format!("K {k}: {h} leaves against {size}: {c:?}");
+                            assert_eq!(c[1], c[2], "{what}");
+                            assert!(c[0] != 9 || c[1] == 9, "{what}");
+                            refusals.insert((c[0], c[1]));
+                        }
+                    }
+                }
+            }
+            let w = &workloads.last().unwrap().1[0];
+            for v in available_verifiers() {
+                let head = spend_ring(v, &script, w, &[&live.head]);
+                assert_eq!(head, Err(LockError::AccumulatorDataLength.code()), "{v:?}");
+                let two = spend_ring(v, &script, w, &[&live.snapshots[0], &live.snapshots[1]]);
+                assert_eq!(two, Err(LockError::AccumulatorAmbiguous.code()), "{v:?}");
+                runs += 2;
+            }
+        }
+    }
+    println!(
+        "locks on ring snapshots: {runs} spends; (baseline, compiled and C) codes refusing \
+         other states: {refusals:?}"
+    );
+    let nine = LockError::RootMismatch.code();
+    assert!(refusals.contains(&(nine, nine)), "{refusals:?}");
+}
+
+/// The bound: proving 1 leaf of 2^20 by reference to a K = 8 ring's snapshot 7 appends behind
+/// the head costs at most twice a fresh spend against the newest snapshot (cycles and bytes),
+/// for every verifier. The ring is imported at 2^20 leaves and appended to one leaf at a
+/// time through the type script.
+#[test]
+fn ring_window_spend_within_twice_a_fresh_one() {
+    let big = 1usize << 20;
+    let mut all: Vec<[u8; 32]> = (0..big as u64 + 7)
+        .map(|i| {
+            let mut l = [0x6b; 32];
+            l[..8].copy_from_slice(&i.to_le_bytes());
+            l
+        })
+        .collect();
+    all[12_345][8] = 1;
+    let old = Workload::from_leaves(&all[..big], &[12_345]).unwrap();
+    let fresh = Workload::from_leaves(&all, &[12_345]).unwrap();
+    let k = 8;
+    let mut r = Ring::new(k);
+    let root = Commitment {
+        root: old.root,
+        mmr_size: old.mmr_size,
+    };
+    let outs = rb::creation_data(k, &root);
+    let c = r.candidate(&[], &outs, &[tag::IMPORT], 0);
+    let (_, args) = r.tx(&c);
+    assert!(matches!(r.run(&c), Outcome::Accepted(_)));
+    r.args = args;
+    let mut live = Live {
+        head: outs[0].clone(),
+        snapshots: outs[1..].to_vec(),
+    };
+    // 2^20 leaves are one peak (the root); the appended ones' peaks follow it.
+    let tail = Nodes::new::<Host>(&all[big..]);
+    let mut state = root;
+    for j in 0..7 {
+        let mut peaks = vec![old.root];
+        peaks.extend(tail.peaks(j as u64));
+        let payload = build::append_payload(&peaks, &all[big + j..big + j + 1]);
+        let new =
+            mmr_accumulator::append::<Host>(&state.root, state.mmr_size, &payload[1..]).unwrap();
+        let (ins, outs, consumed) = live.step(&new);
+        let c = r.candidate(&ins, &outs, &payload, 0);
+        assert!(matches!(r.run(&c), Outcome::Accepted(_)), "append {j}");
+        live.apply(&outs, consumed);
+        state = new;
+    }
+    assert_eq!(state.to_bytes().to_vec(), fresh.accumulator_data());
+    let behind = old.accumulator_data();
+    assert!(
+        live.snapshots.contains(&behind),
+        "the snapshot 7 appends behind is live"
+    );
+    let script = r.chain.type_script(&r.args);
+    for v in available_verifiers() {
+        let (c_old, b_old) = spend_ring(v, &script, &old, &[&behind]).unwrap();
+        let (c_new, b_new) = spend_ring(v, &script, &fresh, &[&fresh.accumulator_data()]).unwrap();
+        println!(
+            "{v:?}: 1 of 2^20 leaves, snapshot 7 appends behind: {c_old} cycles, {b_old} tx bytes; \
+             fresh (2^20 + 7): {c_new} cycles, {b_new} tx bytes; ratio {:.3} cycles, {:.3} bytes",
+            c_old as f64 / c_new as f64,
+            b_old as f64 / b_new as f64
+        );
+        assert!(c_old <= 2 * c_new && b_old <= 2 * b_new, "{v:?}");
+    }
 }

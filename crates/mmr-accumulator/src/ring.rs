@@ -302,7 +302,7 @@ pub mod build {
     /// snapshot to consume (`older[0]`), the head output's data, the snapshot output's data.
     pub fn step_data(head_in: &[u8], new: &Commitment) -> Result<(u64, Vec<u8>, Vec<u8>), Error> {
         let olds = older(head_in);
-        if head_in.len() < head_len(2) || olds.len() % 8 != 0 {
+        if head_in.len() < head_len(2) || !olds.len().is_multiple_of(8) {
             return Err(Error::RingRoles);
         }
         let oldest = u64::from_le_bytes(olds[..8].try_into().map_err(|_| Error::RingRoles)?);

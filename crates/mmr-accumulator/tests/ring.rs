@@ -177,7 +177,6 @@ fn honest_histories() {
 
 /// One honest state of a K-ring after a few steps, for the mutations.
 struct Fixture {
-    k: u8,
     creation: Vec<Vec<u8>>,
     creation_payload: Vec<u8>,
     ins: Vec<Vec<u8>>,
@@ -196,7 +195,6 @@ fn fixture(k: u8) -> Fixture {
     }
     let (ins, outs) = live.step(&commit(&all[..7]));
     Fixture {
-        k,
         creation,
         creation_payload: build::create_payload(&all[..2]),
         ins,
