@@ -28,11 +28,14 @@ static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
 const MAX_WITNESS_SIZE: usize = 65536;
 /// A `Script` with 33-byte args is 86 bytes; anything that does not fit has args of the
 /// wrong length.
-const SCRIPT_BUFFER: usize = 128;
+const SCRIPT_BUFFER: usize = 96;
+/// Where a `Script`'s args bytes start ([`load_args`]).
+const ARGS_AT: usize = 53;
 /// A `CellInput` (since u64, out point: tx hash 32, index u32) and the output index u64.
 const TYPE_ID_PREIMAGE: usize = 44 + 8;
 
 static mut WITNESS: [u8; MAX_WITNESS_SIZE] = [0; MAX_WITNESS_SIZE];
+static mut SCRIPT: [u8; SCRIPT_BUFFER] = [0; SCRIPT_BUFFER];
 static mut WORKSPACE: Workspace = Workspace::new();
 
 /// Whether cell `index` of `source` exists: one syscall that copies nothing.
@@ -75,25 +78,20 @@ fn workspace() -> &'static mut Workspace {
     unsafe { &mut *core::ptr::addr_of_mut!(WORKSPACE) }
 }
 
-/// The script's args, from `script` (the buffer `load_script` fills): 118 when they do not
-/// fit it (no accumulator's or ring's args are that long).
-fn load_args(script: &mut [u8; SCRIPT_BUFFER]) -> Result<&[u8], Error> {
+/// The script's args: 118 when they do not fit the buffer (no accumulator's or ring's args are
+/// that long). CKB verified the `Script` molecule, a table of three fields: a 16-byte header,
+/// code_hash (32), hash_type (1), then args as `Bytes` (u32 length, the bytes to the end), so
+/// the args are the bytes from [`ARGS_AT`] to the script's length.
+fn load_args() -> Result<&'static [u8], Error> {
+    // SAFETY: single-threaded, called once per run: the only reference to SCRIPT. Static, in
+    // .bss: no zeroing on every run.
+    let script: &'static mut [u8; SCRIPT_BUFFER] = unsafe { &mut *core::ptr::addr_of_mut!(SCRIPT) };
     let len = match syscalls::load_script(script, 0) {
         Ok(len) => len,
         Err(SysError::LengthNotEnough(_)) => return Err(Error::ArgsLength),
         Err(_) => return Err(Error::Syscall),
     };
-    // CKB verified the `Script` molecule: args is its third field, a `Bytes`.
-    let field = |at: usize| -> Option<usize> {
-        let word = script.get(at..len)?.first_chunk::<4>()?;
-        usize::try_from(u32::from_le_bytes(*word)).ok()
-    };
-    let args_at = field(12).ok_or(Error::Syscall)?;
-    let args_len = field(args_at).ok_or(Error::Syscall)?;
-    script
-        .get(args_at + 4..len)
-        .and_then(|a| a.get(..args_len))
-        .ok_or(Error::Syscall)
+    script.get(ARGS_AT..len).ok_or(Error::Syscall)
 }
 
 /// CKB's type-id rule on creation: the type id (args' first 32 bytes) == blake2b(first input
@@ -137,8 +135,7 @@ fn check_type_id(args: &[u8], group_index: usize) -> Result<(), Error> {
 }
 
 fn run() -> Result<(), Error> {
-    let mut script = [0u8; SCRIPT_BUFFER];
-    let args = load_args(&mut script)?;
+    let args = load_args()?;
     if let Some(k) = mmr_accumulator::ring::ring_k(args)? {
         return ring::run(k, args);
     }

@@ -7,7 +7,8 @@ use ckb_std::ckb_constants::{CellField, Source};
 use ckb_std::error::SysError;
 use ckb_std::syscalls;
 use compiled_proof::KernelMerge;
-use mmr_accumulator::ring::{self, RingCell, Shape, MAX_HEAD_LEN, MAX_K};
+use core::mem::MaybeUninit;
+use mmr_accumulator::ring::{self, RingCell, MAX_HEAD_LEN, MAX_K};
 use mmr_accumulator::{witness, Error};
 
 /// The most cells a side loads: the whole ring at K = 32.
@@ -37,9 +38,12 @@ impl Side {
 static mut INPUTS: Side = Side::new();
 static mut OUTPUTS: Side = Side::new();
 
-/// Loads the data of the group's cells of `source`, up to K + 1: their count, or K + 2 when a
-/// cell exists beyond (no shape has that many).
-fn load_data(k: u8, source: Source, side: &mut Side) -> Result<usize, Error> {
+/// Loads the data and lock hashes of the group's cells of `source`, up to K + 1: their count,
+/// or K + 2 when a cell exists beyond (no shape has that many).
+// Not inlined: one copy for both sides (every byte of the binary costs every run a quarter
+// cycle to load).
+#[inline(never)]
+fn load(k: u8, source: Source, side: &mut Side) -> Result<usize, Error> {
     let whole = usize::from(k) + 1;
     for i in 0..whole {
         side.len[i] = match syscalls::load_cell_data(&mut side.data[i], 0, i, source) {
@@ -48,38 +52,35 @@ fn load_data(k: u8, source: Source, side: &mut Side) -> Result<usize, Error> {
             Err(SysError::IndexOutOfBound) => return Ok(i),
             Err(_) => return Err(Error::Syscall),
         };
-    }
-    Ok(whole + usize::from(exists(whole, source)?))
-}
-
-/// The lock hashes of the side's first `count` cells.
-fn load_locks(source: Source, side: &mut Side, count: usize) -> Result<(), Error> {
-    for i in 0..count {
         match syscalls::load_cell_by_field(&mut side.lock[i], 0, i, source, CellField::LockHash) {
             Ok(32) => {}
             _ => return Err(Error::Syscall),
         }
     }
-    Ok(())
+    Ok(whole + usize::from(exists(whole, source)?))
 }
 
-/// The side's first `count` cells as the rules see them.
-fn cells(side: &Side, count: usize) -> [RingCell<'_>; SIDE] {
-    const NONE: [u8; 32] = [0; 32];
-    let mut out = [RingCell {
-        data: &[],
-        lock_hash: &NONE,
-    }; SIDE];
+/// The side's first `count` cells as the rules see them, written into `out` in place (no
+/// array initialised or copied: that cost code on every run, the single accumulator's too).
+#[inline(never)]
+fn cells<'a>(
+    side: &'a Side,
+    count: usize,
+    out: &'a mut [MaybeUninit<RingCell<'a>>; SIDE],
+) -> &'a [RingCell<'a>] {
+    let count = count.min(SIDE);
     for (i, cell) in out.iter_mut().enumerate().take(count) {
-        *cell = RingCell {
+        cell.write(RingCell {
             data: &side.data[i][..side.len[i]],
             lock_hash: &side.lock[i],
-        };
+        });
     }
-    out
+    // SAFETY: the first `count` entries were written just above.
+    unsafe { core::slice::from_raw_parts(out.as_ptr().cast::<RingCell<'a>>(), count) }
 }
 
 /// A ring's run: `k` is valid (rule 0 passed), `args` the 33 bytes.
+#[inline(never)]
 pub fn run(k: u8, args: &[u8]) -> Result<(), Error> {
     // SAFETY: single-threaded, and `run` is called once per script run: the only references.
     let (ins, outs) = unsafe {
@@ -88,15 +89,15 @@ pub fn run(k: u8, args: &[u8]) -> Result<(), Error> {
             &mut *core::ptr::addr_of_mut!(OUTPUTS),
         )
     };
-    let n_in = load_data(k, Source::GroupInput, ins)?;
-    let n_out = load_data(k, Source::GroupOutput, outs)?;
-    let shape = ring::shape(k, n_in, n_out)?;
-    load_locks(Source::GroupInput, ins, n_in)?;
-    load_locks(Source::GroupOutput, outs, n_out)?;
-    let (ins, outs) = (cells(ins, n_in), cells(outs, n_out));
-    let (ins, outs) = (&ins[..n_in], &outs[..n_out]);
-    if shape == Shape::Creation {
-        // Rule 2 before rule 3: without a head-length output, rule 3 refuses the side.
+    let n_in = load(k, Source::GroupInput, ins)?;
+    let n_out = load(k, Source::GroupOutput, outs)?;
+    ring::shape(k, n_in, n_out)?;
+    let mut in_cells = [MaybeUninit::uninit(); SIDE];
+    let mut out_cells = [MaybeUninit::uninit(); SIDE];
+    let ins = cells(ins, n_in, &mut in_cells);
+    let outs = cells(outs, n_out, &mut out_cells);
+    if n_in == 0 {
+        // Creation. Rule 2 before rule 3: without a head-length output, rule 3 refuses.
         if let Some(head) = ring::head_candidate(k, outs) {
             check_type_id(args, head)?;
         }
