@@ -49,6 +49,9 @@ struct Candidate {
     at: usize,
     /// Args override (else the ring's, or at creation the type id over the head candidate).
     args: Option<Vec<u8>>,
+    /// Plain cells before the ring's (outputs at creation, inputs otherwise): group indexes
+    /// are not absolute ones.
+    shift: usize,
 }
 
 struct Ring {
@@ -98,12 +101,22 @@ impl Ring {
             let data: Vec<Vec<u8>> = c.outs.iter().map(|(d, _)| d.clone()).collect();
             let head = ring::head_candidate(self.k, &cells(&data, &self.lock_hashes(&c.outs)))
                 .unwrap_or(0);
-            let mut args = type_id(&input, head as u64).to_vec();
+            let mut args = type_id(&input, (c.shift + head) as u64).to_vec();
             args.push(self.k);
             tx = tx.input(input);
             witnesses.push(Bytes::new());
+            for _ in 0..c.shift {
+                tx = tx
+                    .output(self.chain.output(None))
+                    .output_data(Bytes::new().pack());
+            }
             c.args.clone().unwrap_or(args)
         } else {
+            for _ in 0..c.shift {
+                let cell = self.chain.plain_cell();
+                tx = tx.input(CellInput::new_builder().previous_output(cell).build());
+                witnesses.push(Bytes::new());
+            }
             c.args.clone().unwrap_or_else(|| self.args.clone())
         };
         let t = self.chain.type_script(&args);
@@ -132,12 +145,13 @@ impl Ring {
                 .output(out)
                 .output_data(Bytes::copy_from_slice(data).pack());
         }
-        // Only ring cells on each side (the creation's plain input has no witness role): the
-        // group index is the absolute one.
-        while witnesses.len() <= c.at.max(c.outs.len()) {
+        // The payload at the head's absolute index: the group's index shifted by the plain
+        // cells before the ring's.
+        let at = c.at + c.shift;
+        while witnesses.len() <= at.max(c.outs.len() + c.shift) {
             witnesses.push(Bytes::new());
         }
-        witnesses[c.at] = if creation {
+        witnesses[at] = if creation {
             witness(None, Some(&c.payload))
         } else {
             witness(Some(&c.payload), None)
@@ -146,6 +160,16 @@ impl Ring {
             tx = tx.witness(w.pack());
         }
         (tx, args)
+    }
+
+    /// Runs `c` in the VM only.
+    fn run_raw(&mut self, c: &Candidate) -> Outcome {
+        let (tx, _) = self.tx(c);
+        let got = self.chain.run(tx);
+        if let Some(code) = got.code() {
+            self.seen.insert(code);
+        }
+        got
     }
 
     /// Runs `c` in the VM and in the core; asserts they agree and returns the VM's outcome.
@@ -255,6 +279,7 @@ impl Ring {
             payload: payload.to_vec(),
             at,
             args: None,
+            shift: 0,
         }
     }
 
@@ -272,6 +297,20 @@ impl Ring {
             );
         }
         let honest = self.candidate(&[], &outs, payload, 0);
+        // Plain outputs before the ring's: the type id and the witness follow the head's
+        // absolute index.
+        for shift in [1, 2] {
+            for head_at in [0, usize::from(k)] {
+                let mut c = honest.clone();
+                c.outs.swap(0, head_at);
+                c.at = head_at;
+                c.shift = shift;
+                assert!(
+                    matches!(self.run(&c), Outcome::Accepted(_)),
+                    "shift {shift}"
+                );
+            }
+        }
         // Counts: 1..=K + 2 outputs.
         for n in 1..=usize::from(k) + 2 {
             if n == usize::from(k) + 1 {
@@ -537,6 +576,22 @@ fn ring_transitions_in_the_vm() {
                     "K {k} {n}->{m}"
                 );
                 assert!(matches!(r.run(&swapped), Outcome::Accepted(_)));
+                // KEEP with the head last on both sides, after plain inputs.
+                let mut whole = live.whole();
+                whole.rotate_left(1);
+                let mut keep = r.candidate(&whole, &whole, &[tag::KEEP], usize::from(k));
+                keep.shift = 1;
+                assert!(
+                    matches!(r.run(&keep), Outcome::Accepted(_)),
+                    "KEEP, head last"
+                );
+                // Plain inputs before the ring's.
+                swapped.shift = 2;
+                assert!(matches!(r.run(&swapped), Outcome::Accepted(_)));
+                // The payload at the snapshot's index instead of the head's: no payload there.
+                let mut wrong = honest.clone();
+                wrong.at = 1;
+                assert_eq!(r.run_raw(&wrong).code(), rejected(Error::WitnessEncoding));
                 if !import {
                     r.step_cases(&live, &honest, &history, step == 2);
                 }
