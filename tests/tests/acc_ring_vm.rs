@@ -443,6 +443,19 @@ impl Ring {
             let c = self.candidate(&ins, &outs, &honest.payload, 0);
             self.run(&c);
         }
+        // The same cells under other args (31, 34 bytes; K 0, 1, 33: rule 0 first), or another
+        // valid K (the head's length is another K's).
+        let mut bad_args = vec![vec![0x3c; 31], vec![0x3c; 34]];
+        for bad_k in [0u8, 1, 33, if k == 2 { 3 } else { 2 }] {
+            let mut a = self.args[..32].to_vec();
+            a.push(bad_k);
+            bad_args.push(a);
+        }
+        for args in bad_args {
+            let mut c = honest.clone();
+            c.args = Some(args);
+            self.run(&c);
+        }
         // Each live snapshot consumed.
         for s in &live.snapshots {
             let mut c = honest.clone();
