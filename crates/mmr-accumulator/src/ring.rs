@@ -116,15 +116,18 @@ fn cell<'a>(cells: &[RingCell<'a>], i: usize) -> Result<RingCell<'a>, Error> {
 /// copies of its size (-105), every snapshot equals the head's state (-104), every output's
 /// lock is the head's (-106).
 pub fn check_creation(k: u8, outputs: &[RingCell], head: usize) -> Result<(), Error> {
-    let h = cell(outputs, head)?;
-    let size = h.data.get(HASH_LEN..SNAPSHOT_LEN).ok_or(Error::RingRoles)?;
-    let older = older(h.data);
-    if older.len() != 8 * (usize::from(k) - 1) || older.chunks(8).any(|s| s != size) {
+    let h = *outputs.get(head).ok_or(Error::RingRoles)?;
+    let d = h.data;
+    if d.len() != head_len(k) {
+        return Err(Error::RingRoles);
+    }
+    let size = &d[HASH_LEN..SNAPSHOT_LEN];
+    if d[SNAPSHOT_LEN..].chunks_exact(8).any(|s| s != size) {
         return Err(Error::RingSizesMismatch);
     }
-    let head_state = state(h.data);
+    let state = &d[..SNAPSHOT_LEN];
     for (i, c) in outputs.iter().enumerate() {
-        if i != head && c.data != head_state {
+        if i != head && c.data != state {
             return Err(Error::SnapshotMismatch);
         }
     }
@@ -144,28 +147,33 @@ pub fn check_step(
     outputs: &[RingCell],
     head_out: usize,
 ) -> Result<(), Error> {
-    let hi = cell(inputs, head_in)?;
-    let si = cell(inputs, 1 - head_in.min(1))?;
-    let ho = cell(outputs, head_out)?;
-    let so = cell(outputs, 1 - head_out.min(1))?;
-    let (in_older, out_older) = (older(hi.data), older(ho.data));
-    if in_older.len() < 8 || in_older.len() != out_older.len() || si.data.len() != SNAPSHOT_LEN {
+    let (hi, si) = pair(inputs, head_in)?;
+    let (ho, so) = pair(outputs, head_out)?;
+    let (h, o, n) = (hi.data, ho.data, hi.data.len());
+    if n < head_len(MIN_K) || o.len() != n || si.data.len() != SNAPSHOT_LEN {
         return Err(Error::RingRoles);
     }
-    if si.data[HASH_LEN..] != in_older[..8] {
+    if si.data[HASH_LEN..] != h[SNAPSHOT_LEN..SNAPSHOT_LEN + 8] {
         return Err(Error::RingNotOldest);
     }
-    let (shifted, last) = out_older.split_at(out_older.len() - 8);
-    if *shifted != in_older[8..] || *last != hi.data[HASH_LEN..SNAPSHOT_LEN] {
+    if o[SNAPSHOT_LEN..n - 8] != h[SNAPSHOT_LEN + 8..] || o[n - 8..] != h[HASH_LEN..SNAPSHOT_LEN] {
         return Err(Error::RingSizesMismatch);
     }
-    if so.data != state(ho.data) {
+    if so.data != &o[..SNAPSHOT_LEN] {
         return Err(Error::SnapshotMismatch);
     }
     if ho.lock_hash != hi.lock_hash || so.lock_hash != ho.lock_hash {
         return Err(Error::RingLockMismatch);
     }
     Ok(())
+}
+
+/// A two-cell side as (head, snapshot).
+fn pair<'a>(cells: &[RingCell<'a>], head: usize) -> Result<(RingCell<'a>, RingCell<'a>), Error> {
+    match (cells, head) {
+        ([h, s], 0) | ([s, h], 1) => Ok((*h, *s)),
+        _ => Err(Error::RingRoles),
+    }
 }
 
 /// Rule 4, `KEEP` (K + 1 -> K + 1, roles passed): the n-th output's data is the n-th input's
