@@ -364,15 +364,16 @@ export function checkExtends(acc: Pick<Accumulator, "root" | "mmrSize" | "leafCo
   }
 }
 
-/** Occupied capacity of `output` with `dataBytes` of data, in shannons. */
-function occupied(output: CellOutput, dataBytes: number): bigint {
+/** Occupied capacity of `output` with `dataBytes` of data, in shannons (ring.ts too; not in
+ * the package's entry). */
+export function occupied(output: CellOutput, dataBytes: number): bigint {
   return BigInt(output.occupiedSize + dataBytes) * SHANNONS_PER_CKB;
 }
 
 // Refuses a witness the scripts could not load: the signer's 65-byte secp256k1 signature
 // rides in the same witness (the accumulator, or a creation's first input, is the signer's
 // first input), and that lock reads at most 32,768 bytes (-22), the type script 65,536 (124).
-function checkWitnessSize(args: WitnessArgs): void {
+export function checkWitnessSize(args: WitnessArgs): void {
   const withSignature = WitnessArgs.from({ ...args, lock: new Uint8Array(65) });
   const bytes = withSignature.toBytes().length;
   const limit = Math.min(MAX_WITNESS_BYTES, SECP256K1_WITNESS_BYTES);
@@ -611,7 +612,7 @@ export interface SpendByReferenceOptions {
  * The membership proof of `indexes` in the MMR the accumulator holds now (its first
  * `acc.leafCount` leaves). An MMR ahead of the chain is rebuilt at that size (O(n) merges).
  */
-export function proofAgainst(acc: Accumulator, mmr: Mmr, indexes: readonly number[]): MmrProof {
+export function proofAgainst(acc: Pick<Accumulator, "root" | "mmrSize" | "leafCount" | "typeId">, mmr: Mmr, indexes: readonly number[]): MmrProof {
   checkExtends(acc, mmr);
   checkIndexes(indexes, acc.leafCount);
   if (mmr.leafCount === acc.leafCount) return mmr.proof(indexes);

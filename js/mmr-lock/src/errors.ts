@@ -38,8 +38,11 @@ export type MmrLockErrorCode =
   /** Accumulator: a transition witness (with the signature) above the secp256k1 lock's 32,768
    * bytes (-22; the type script's own limit is 65,536, exit 124). */
   | "WITNESS_TOO_LARGE"
-  /** A chain or node error (the node refused a transaction, an RPC failed). */
+  /** A chain or node error (the node refused a transaction, an RPC failed; a by-reference
+   * spend of a ring that the lock refused with 9, 90, 91 or 92, not retried). */
   | "CHAIN"
+  /** Ring: a by-reference spend not committed within the caller's time limit. */
+  | "TIME_LIMIT"
   /** Store: the storage holds no store (no meta), or meta has another magic or a format
    * version this kit does not read (the Rust store's exit code 40). */
   | "NOT_A_STORE"
