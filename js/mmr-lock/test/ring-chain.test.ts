@@ -33,6 +33,7 @@ import {
   type Verifier,
 } from "../src/index.js";
 import { commit, devChainClient, generateBlocks, waitIndexer } from "../src/devchain.js";
+import { ring as ringExample } from "../examples/ring.js";
 import { deploy, startDevChain, type DevChain } from "./devnet.js";
 
 const skip = process.env.MMR_LOCK_NO_CHAIN === "1" ? "MMR_LOCK_NO_CHAIN=1" : false;
@@ -94,6 +95,19 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
 
   after(async () => {
     await chain?.stop();
+  });
+
+  test("examples/ring.ts (K = 8): create, lock by reference, append, spend against the newest snapshot", async () => {
+    const ls = leaves("example", 9);
+    const { typeId, spent, snapshot } = await ringExample(chain.rpcUrl, chain.devKey, code, verifiers[0], ls);
+    const client = await devChainClient(chain.rpcUrl);
+    const r = await findRing(client, code, { typeId, k: 8 });
+    assert.equal(r.snapshots.length, 8);
+    assert.equal(hexFrom(r.head.root), hexFrom(Mmr.from(ls).root()));
+    assert.deepEqual(r.head.older, Array(7).fill(commitmentAt(Mmr.from(ls), 4).mmrSize), "one append after creation: older is still the creation's size");
+    assert.equal(snapshot.mmrSize, Mmr.from(ls).mmrSize);
+    const tx = (await client.getTransaction(spent))!.transaction;
+    assert.ok(tx.cellDeps.some((d) => d.outPoint.eq(snapshot.cell.outPoint)));
   });
 
   describe("one ring of K = 3", () => {
