@@ -582,8 +582,9 @@ export interface RingSpendLoopOptions extends RingSpendOptions {
   wait?: boolean;
   /** Milliseconds between polls; default 1,000. */
   pollMs?: number;
-  /** Called on each rebuild with one line: `snapshot <out point> consumed: ...; rebuilding`. */
-  onRebuild?: (line: string, snapshot: RingCell) => void;
+  /** Called on each rebuild with one line (`snapshot <out point> consumed: ...; rebuilding`),
+   * the consumed snapshot and the node's words (the send's error or the rejection's reason). */
+  onRebuild?: (line: string, snapshot: RingCell, reason: string) => void;
 }
 
 /**
@@ -609,6 +610,7 @@ export async function spendByReferenceRing(signer: Signer, verifier: Verifier, o
     const built = await spendByReferenceRingTx(signer, verifier, { ...options, ring });
     const point = hexFrom(built.snapshot.cell.outPoint.toBytes());
     let txHash: Hex | undefined;
+    let reason = "";
     try {
       txHash = await client.sendTransaction(built.tx);
     } catch (e) {
@@ -619,6 +621,7 @@ export async function spendByReferenceRing(signer: Signer, verifier: Verifier, o
         if (meaning !== undefined) throw new MmrLockError("CHAIN", `the lock refused the spend with ${failure!.exitCode} (${meaning}); not retried. The node: ${text}`);
         throw e;
       }
+      reason = text;
     }
     if (txHash !== undefined) {
       if (options.wait === false) return { txHash, ring: built.ring, snapshot: built.snapshot, rebuilds, committed: false };
@@ -629,6 +632,7 @@ export async function spendByReferenceRing(signer: Signer, verifier: Verifier, o
           if (!namesConsumedSnapshot(response.reason ?? "", built.snapshot)) {
             throw new MmrLockError("CHAIN", `the spend ${txHash} was rejected: ${response.reason ?? "no reason given"}`);
           }
+          reason = response.reason ?? "";
           break;
         }
         await pause(`${txHash} not committed`);
@@ -637,7 +641,7 @@ export async function spendByReferenceRing(signer: Signer, verifier: Verifier, o
     // Here the snapshot was consumed: refused at the send, or rejected while pooled.
     rebuilds++;
     const line = `snapshot ${point} consumed: older than the ring's window of ${built.ring.k - 1} appends; rebuilding`;
-    options.onRebuild?.(line, built.snapshot);
+    options.onRebuild?.(line, built.snapshot, reason);
     // Rebuild once the indexer no longer lists the consumed snapshot (a pooled append must
     // commit first), so the new proof is against a snapshot that can still be a dep.
     for (;;) {

@@ -149,9 +149,9 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
       await matches([4, 4, 4]);
     });
 
-    test("lock 6 cells by reference to the ring (its type hash || 0x02)", async () => {
+    test("lock 7 cells by reference to the ring (its type hash || 0x02)", async () => {
       const { admin } = await signers();
-      for (const v of [...verifiers, verifiers[0], verifiers[0], verifiers[0]]) {
+      for (const v of [...verifiers, verifiers[0], verifiers[0], verifiers[0], verifiers[0]]) {
         const locked = await lockByReference(admin, v, { accumulator: ring });
         await commit(chain.rpcUrl, locked.txHash);
         cells.push(locked.outPoint);
@@ -213,7 +213,7 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
       await commit(chain.rpcUrl, txHash);
     });
 
-    test("a spend against a snapshot the K-th append consumed: refused -301 naming it; the kit rebuilds against the newest and it commits", async () => {
+    test("a spend against a snapshot the K-th append consumed: refused -301 naming it; the kit rebuilds against the newest and it commits", async (t) => {
       const { admin } = await signers();
       const stale = await read();
       const built = await spendByReferenceRingTx(admin, verifiers[0], { cell: cells[4], code, typeId, k: K, proof: { mmr, indexes: [11] }, ring: stale });
@@ -223,9 +223,11 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
       await assert.rejects(admin.client.sendTransaction(built.tx), (e: { code?: number; message: string }) => {
         assert.equal(e.code, -301, e.message);
         assert.match(e.message, new RegExp(`(Dead|Unknown)\\(OutPoint\\(${point}\\)\\)`));
+        t.diagnostic(`refused: ${e.code} ${e.message}`);
         return true;
       });
       const lines: string[] = [];
+      const reasons: string[] = [];
       const stop = mining(chain.rpcUrl);
       let spent;
       try {
@@ -238,11 +240,16 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
           ring: stale,
           timeLimitMs: 120_000,
           pollMs: 200,
-          onRebuild: (line) => lines.push(line),
+          onRebuild: (line, _, reason) => {
+            lines.push(line);
+            reasons.push(reason);
+          },
         });
       } finally {
         await stop();
       }
+      t.diagnostic(lines.join("\n"));
+      assert.match(reasons.join(), /-301|Unknown\(OutPoint/);
       assert.equal(spent.rebuilds, 1);
       assert.ok(spent.committed);
       assert.deepEqual(lines, [`snapshot ${point} consumed: older than the ring's window of 2 appends; rebuilding`]);
@@ -251,9 +258,47 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
       assert.equal(status?.status, "committed");
     });
 
+    test("a spend against the snapshot a pooled append consumes: refused -301 Dead; the kit waits for that append's block, rebuilds, commits", async (t) => {
+      const { admin } = await signers();
+      const stale = await read();
+      for (const n of [17, 18]) await grow(n);
+      for (const l of leaves("ring", 1, 18)) mmr.append(l);
+      const pooled = await appendRing(admin, code, { typeId, k: K, mmr });
+      assert.ok(pooled.before.head.older[0] === newestSnapshot(stale).mmrSize, "the pooled append consumes the stale read's newest snapshot");
+      const lines: string[] = [];
+      const refusals: string[] = [];
+      const stop = mining(chain.rpcUrl, 500);
+      let spent;
+      try {
+        spent = await spendByReferenceRing(admin, verifiers[0], {
+          cell: cells[6],
+          code,
+          typeId,
+          k: K,
+          proof: { mmr, indexes: [15] },
+          ring: stale,
+          timeLimitMs: 120_000,
+          pollMs: 200,
+          onRebuild: (line, _, reason) => {
+            lines.push(line);
+            refusals.push(reason);
+          },
+        });
+      } finally {
+        await stop();
+      }
+      const point = hexFrom(newestSnapshot(stale).cell.outPoint.toBytes());
+      t.diagnostic([...lines, ...refusals].join("\n"));
+      assert.match(refusals.join(), new RegExp(`Dead\\(OutPoint\\(${point}\\)\\)`), "refused while the append was pooled");
+      assert.deepEqual(lines, [`snapshot ${point} consumed: older than the ring's window of 2 appends; rebuilding`]);
+      assert.equal(spent.rebuilds, 1);
+      assert.equal((await admin.client.getTransaction(pooled.txHash))?.status, "committed");
+      assert.equal(spent.snapshot.mmrSize, commitmentAt(mmr, 19).mmrSize, "rebuilt against the pooled append's snapshot, once committed");
+    });
+
     test("a wrong proof is refused 9 (RootMismatch) and not retried: one send, CHAIN naming the code", async () => {
       const { admin } = await signers();
-      const wrong = payload(Mmr.from(leaves("other", 16)).proof([3]), "compiled");
+      const wrong = payload(Mmr.from(leaves("other", mmr.leafCount)).proof([3]), "compiled");
       const { error, sends } = await sendsDuring(() =>
         spendByReferenceRing(admin, verifiers[0], { cell: cells[5], code, typeId, k: K, proof: { mmr, indexes: [3] }, payloadOverride: wrong, timeLimitMs: 30_000 }),
       );
@@ -275,13 +320,14 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
       await read();
       assert.ok([ring.head, ...ring.snapshots].every((c) => c.cell.cellOutput.lock.eq(secondLock)));
       assert.equal(hexFrom(ring.head.root), hexFrom(mmr.root()));
+      const handedAt = mmr.leafCount;
       for (const l of leaves("second", 3)) mmr.append(l);
       await assert.rejects(appendRing(admin, code, { typeId, k: K, mmr }), (e: unknown) => e instanceof MmrLockError && e.code === "NOT_HOLDER");
       const appended = await appendRing(second, code, { typeId, k: K, mmr });
       await commit(chain.rpcUrl, appended.txHash);
       await read();
-      assert.equal(ring.head.leafCount, 19);
-      assert.deepEqual(ring.head.older, [15, 16].map((n) => commitmentAt(mmr, n).mmrSize));
+      assert.equal(ring.head.leafCount, handedAt + 3);
+      assert.deepEqual(ring.head.older, [handedAt - 1, handedAt].map((n) => commitmentAt(mmr, n).mmrSize));
     });
   });
 });
