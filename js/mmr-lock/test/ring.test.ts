@@ -9,6 +9,8 @@ import { Cell, Script, WitnessArgs, bytesFrom, hexFrom, type Transaction } from 
 import {
   AccTag,
   Mmr,
+  MmrLockError,
+  MmrStore,
   RING_EXIT_CODES,
   appendPayload,
   commitmentAt,
@@ -32,6 +34,8 @@ import {
   unfundedRingCreation,
   unfundedRingKeep,
   unfundedRingStep,
+  memoryStorage,
+  spendByReferenceRingTx,
   type AccumulatorCode,
   type Commitment,
   type Ring,
@@ -314,5 +318,34 @@ test("createRingTx refuses a bad K or an ambiguous creation before any request",
     await assert.rejects(createRingTx(signer, code, { leaves: [leaf(0)], import: { root: leaf(0), mmrSize: 1 } }), /give exactly one/);
     await assert.rejects(createRingTx(signer, code, { import: { root: leaf(0), mmrSize: 2 } }), /MMR_SIZE_INVALID|not the size/);
     assert.deepEqual(requests, []);
+  });
+});
+
+test("spendByReferenceRingTx proves against the newest snapshot, from an MMR or a store; refusals before any request", async () => {
+  const mmr = mmrOf(12);
+  let { ring } = created(3, mmr, 5);
+  ring = ringAfter(ring, unfundedRingStep(ring, code, commitmentAt(mmr, 9), appendPayload(mmr, 5, 9)));
+  assert.equal(newestSnapshot(ring).leafCount, 9);
+  const verifier = { ...NOWHERE, format: "compiled" as const };
+  const cell = { txHash: "0x" + "44".repeat(32), index: 0 };
+  const base = { cell, code, typeId: TYPE_ID, k: 3, ring };
+  const store = await MmrStore.create(memoryStorage(undefined, { writer: true }));
+  await store.append(Array.from({ length: 7 }, (_, i) => leaf(i)));
+  const other = await MmrStore.create(memoryStorage(undefined, { writer: true }));
+  await other.append(Array.from({ length: 12 }, (_, i) => leaf(i + 50)));
+  await offline(async (signer, requests) => {
+    // Index 9 is past the newest snapshot's 9 leaves; a store behind it; a store of other leaves.
+    await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof: { mmr, indexes: [9] } }), /the MMR has 9 leaves/);
+    await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof: { store, indexes: [1] } }), (e: unknown) => e instanceof MmrLockError && e.code === "BEYOND_STORE");
+    await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof: { store: other, indexes: [1] } }), /the store's root at mmr_size 16 is .* not the chain's leaves/);
+    await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof: { mmr: Mmr.from([leaf(99)]), indexes: [0] } }), /NOT_EXTENDING|holds 1 leaves/);
+    assert.deepEqual(requests, [], "refused before any request");
+    // Right proofs reach the node (so the refusals above can be told apart).
+    await store.append(Array.from({ length: 5 }, (_, i) => leaf(7 + i)));
+    for (const proof of [{ mmr, indexes: [8] }, { store, indexes: [8] }]) {
+      const before = requests.length;
+      await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof }), /no network/);
+      assert.ok(requests.length > before);
+    }
   });
 });
