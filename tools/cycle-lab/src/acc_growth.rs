@@ -45,13 +45,13 @@ pub enum Step {
 }
 
 /// An honest transition's inputs: the type args, input and output data, the payload.
-struct Case {
-    input: Option<Vec<u8>>,
-    output: Vec<u8>,
-    payload: Vec<u8>,
+pub(crate) struct Case {
+    pub(crate) input: Option<Vec<u8>>,
+    pub(crate) output: Vec<u8>,
+    pub(crate) payload: Vec<u8>,
 }
 
-fn data(root: &[u8; 32], size: u64) -> Vec<u8> {
+pub(crate) fn data(root: &[u8; 32], size: u64) -> Vec<u8> {
     let mut d = root.to_vec();
     d.extend_from_slice(&size.to_le_bytes());
     d
@@ -102,7 +102,7 @@ impl Step {
         }
     }
 
-    fn case(self) -> Result<Case, String> {
+    pub(crate) fn case(self) -> Result<Case, String> {
         let fail = |code: i8| {
             format!(
                 "{}: the model refuses the honest input ({code})",

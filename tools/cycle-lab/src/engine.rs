@@ -208,9 +208,9 @@ impl Engine {
         let witness = Bytes::copy_from_slice(witness);
         let (verifier, tx_bytes) = self.verifier(
             p,
-            (input, spent, Bytes::new()),
-            (output, Bytes::new()),
-            witness,
+            vec![(input, spent, Bytes::new())],
+            vec![(output, Bytes::new())],
+            vec![witness],
         );
         (outcome(verifier.verify(MAX_CYCLES)), tx_bytes)
     }
@@ -268,13 +268,13 @@ impl Engine {
             .build();
         let (verifier, tx_bytes) = self.verifier(
             p,
-            (
+            vec![(
                 input,
                 spent.build(),
                 Bytes::copy_from_slice(input_data.unwrap_or_default()),
-            ),
-            (output, Bytes::copy_from_slice(output_data)),
-            witness.as_bytes(),
+            )],
+            vec![(output, Bytes::copy_from_slice(output_data))],
+            vec![witness.as_bytes()],
         );
         let outcome = outcome(verifier.verify_single(
             ScriptGroupType::Type,
@@ -284,36 +284,130 @@ impl Engine {
         (outcome, tx_bytes)
     }
 
-    /// The transaction shape of every run, resolved: `p`'s code cell as the one cell dep, one
-    /// input (its out point, the cell it spends and that cell's data), one output with its
-    /// data, `witness` at index 0; with the transaction's size as the node weighs it.
+    /// Runs `program` as the type script of an accumulator ring's group (docs/accumulator.md,
+    /// docs/concurrency-design.md section 3), alone like [`Engine::run_type`]: one input and
+    /// one output per entry of `inputs` and `outputs`, in order, each under the type with
+    /// 33-byte args `type_id || k` and one lock (never run). `head` is the head's index on
+    /// the side that carries the payload: with inputs, an update under `type_id`, the payload
+    /// the `input_type` of the witness at input `head`; without, a creation: a plain input
+    /// first, the type id from it and output `head`'s index (CKB's rule over the head's
+    /// index), the payload the `output_type` of the witness at output `head`. Witnesses up
+    /// to `head` only (the others empty): no other is read, and no lock runs.
+    ///
+    /// Also returns the size the node weighs that transaction as.
+    pub fn run_ring_type(
+        &self,
+        program: usize,
+        (type_id, k): (&[u8; 32], u8),
+        inputs: &[Vec<u8>],
+        outputs: &[Vec<u8>],
+        head: usize,
+        payload: &[u8],
+    ) -> (Outcome, usize) {
+        let p = &self.programs[program];
+        let creation = inputs.is_empty();
+        let plain = CellInput::new_builder()
+            .previous_output(out_point(0x1c, 0))
+            .build();
+        let mut args = match creation {
+            true => ckb_mmr_sdk::ckb_hash(&[plain.as_slice(), &(head as u64).to_le_bytes()]),
+            false => *type_id,
+        }
+        .to_vec();
+        args.push(k);
+        let type_script = Script::new_builder()
+            .code_hash(p.code_hash.clone())
+            .hash_type(ScriptHashType::Data2)
+            .args(Bytes::from(args).pack())
+            .build();
+        let lock = Script::new_builder()
+            .hash_type(ScriptHashType::Data2)
+            .build();
+        let cell = |capacity: u64, typed: bool| {
+            let mut b = CellOutput::new_builder()
+                .capacity(capacity)
+                .lock(lock.clone());
+            if typed {
+                b = b.type_(Some(type_script.clone()).pack());
+            }
+            b.build()
+        };
+        let spent: Vec<(CellInput, CellOutput, Bytes)> = match creation {
+            true => vec![(plain, cell(1_000_000_000_000, false), Bytes::new())],
+            false => inputs
+                .iter()
+                .enumerate()
+                .map(|(i, data)| {
+                    let input = CellInput::new_builder()
+                        .previous_output(out_point(0x1c, i as u32))
+                        .build();
+                    (
+                        input,
+                        cell(1_000_000_000_000, true),
+                        Bytes::copy_from_slice(data),
+                    )
+                })
+                .collect(),
+        };
+        let created = outputs
+            .iter()
+            .map(|data| (cell(900_000_000_000, true), Bytes::copy_from_slice(data)))
+            .collect();
+        let payload = Some(Bytes::copy_from_slice(payload)).pack();
+        let witness = match creation {
+            true => WitnessArgs::new_builder().output_type(payload),
+            false => WitnessArgs::new_builder().input_type(payload),
+        }
+        .build();
+        let mut witnesses = vec![Bytes::new(); head];
+        witnesses.push(witness.as_bytes());
+        let (verifier, tx_bytes) = self.verifier(p, spent, created, witnesses);
+        let outcome = outcome(verifier.verify_single(
+            ScriptGroupType::Type,
+            &type_script.calc_script_hash(),
+            MAX_CYCLES,
+        ));
+        (outcome, tx_bytes)
+    }
+
+    /// The transaction shape of every run, resolved: `p`'s code cell as the one cell dep, the
+    /// inputs (each its out point, the cell it spends and that cell's data), the outputs with
+    /// their data, the witnesses from index 0; with the transaction's size as the node weighs
+    /// it.
     fn verifier(
         &self,
         p: &Program,
-        (input, spent, spent_data): (CellInput, CellOutput, Bytes),
-        (output, output_data): (CellOutput, Bytes),
-        witness: Bytes,
+        inputs: Vec<(CellInput, CellOutput, Bytes)>,
+        outputs: Vec<(CellOutput, Bytes)>,
+        witnesses: Vec<Bytes>,
     ) -> (TransactionScriptsVerifier<NoLoader>, usize) {
-        let input_meta = CellMetaBuilder::from_cell_output(spent, spent_data)
-            .out_point(input.previous_output())
-            .build();
-        let tx = TransactionBuilder::default()
-            .cell_dep(
-                CellDep::new_builder()
-                    .out_point(p.dep_meta.out_point.clone())
-                    .dep_type(DepType::Code)
+        let mut tx = TransactionBuilder::default().cell_dep(
+            CellDep::new_builder()
+                .out_point(p.dep_meta.out_point.clone())
+                .dep_type(DepType::Code)
+                .build(),
+        );
+        let mut resolved_inputs = Vec::with_capacity(inputs.len());
+        for (input, spent, spent_data) in inputs {
+            resolved_inputs.push(
+                CellMetaBuilder::from_cell_output(spent, spent_data)
+                    .out_point(input.previous_output())
                     .build(),
-            )
-            .input(input)
-            .output(output)
-            .output_data(output_data.pack())
-            .witness(witness.pack())
-            .build();
+            );
+            tx = tx.input(input);
+        }
+        for (output, data) in outputs {
+            tx = tx.output(output).output_data(data.pack());
+        }
+        for witness in witnesses {
+            tx = tx.witness(witness.pack());
+        }
+        let tx = tx.build();
         let tx_bytes = ckb_mmr_sdk::weight::tx_bytes(&tx.data());
         let rtx = ResolvedTransaction {
             transaction: tx,
             resolved_cell_deps: vec![p.dep_meta.clone()],
-            resolved_inputs: vec![input_meta],
+            resolved_inputs,
             resolved_dep_groups: vec![],
         };
         let verifier = TransactionScriptsVerifier::new_with_debug_printer(

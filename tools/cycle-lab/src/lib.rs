@@ -5,6 +5,7 @@
 //! `./build.sh` drives it (docs/performance.md).
 
 pub mod acc_growth;
+pub mod acc_ring;
 pub mod chart;
 pub mod checksums;
 pub mod engine;

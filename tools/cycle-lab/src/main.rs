@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use cycle_lab::engine::Format;
 use cycle_lab::engine::{ProgramSpec, RELEASE_VERIFIERS};
 use cycle_lab::sweep::{self, Progress};
-use cycle_lab::{acc_growth, chart, checksums, gate, growth, journey, runs, write};
+use cycle_lab::{acc_growth, acc_ring, chart, checksums, gate, growth, journey, runs, write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -129,7 +129,8 @@ enum Command {
         /// Replace FILE's growth-table block.
         #[arg(long, value_name = "FILE")]
         doc: Option<PathBuf>,
-        /// Replace FILE's accumulator-cost-table and accumulator-growth-table blocks.
+        /// Replace FILE's accumulator-cost-table, accumulator-ring-cost-table and
+        /// accumulator-growth-table blocks.
         #[arg(long, value_name = "FILE")]
         acc_doc: Option<PathBuf>,
         /// Replace FILE's accumulator-cycle-table block.
@@ -534,11 +535,14 @@ fn cmd_growth(
         acc.floor()
     );
     println!("accumulator type script, cycles / witness bytes / weight against MMR size:\n{rows}");
+    let ring = acc_ring::table(&acc_ring::measure(&spec)?);
+    println!("accumulator ring beside the single accumulator:\n{ring}");
     if let Some(path) = acc_doc {
         splice_file(
             &path,
             &[
                 (acc_growth::COST_BLOCK, &costs),
+                (acc_ring::RING_BLOCK, &ring),
                 (acc_growth::GROWTH_BLOCK, &rows),
             ],
         )?;

@@ -4,6 +4,7 @@
 //! acc_growth`) rewrites them.
 
 use cycle_lab::acc_growth::{self, Step};
+use cycle_lab::acc_ring;
 use cycle_lab::engine::{Engine, Format, Outcome, ProgramSpec};
 use cycle_lab::gate;
 use mmr_accumulator::{tag, Error};
@@ -18,13 +19,15 @@ fn spec() -> ProgramSpec {
 fn docs_show_the_measured_costs() {
     let acc = acc_growth::measure(&spec()).unwrap_or_else(|e| panic!("{e}"));
     let (costs, rows, readme) = (acc.cost_table(), acc.growth_table(), acc.readme_table());
-    print!("{costs}\n{rows}\n{readme}");
+    let ring = acc_ring::table(&acc_ring::measure(&spec()).unwrap_or_else(|e| panic!("{e}")));
+    print!("{costs}\n{ring}\n{rows}\n{readme}");
     let root = gate::workspace_root();
     let files = [
         (
             "docs/accumulator.md",
             vec![
                 (acc_growth::COST_BLOCK, &costs),
+                (acc_ring::RING_BLOCK, &ring),
                 (acc_growth::GROWTH_BLOCK, &rows),
             ],
         ),
@@ -101,4 +104,56 @@ fn the_engine_sees_refusals() {
         .run_type(0, &[1; 32], None, &data[..39], &[tag::IMPORT])
         .0;
     assert_eq!(outcome, Outcome::Rejected(Error::DataLength.code()));
+}
+
+/// The ring's runs can fail too: a step whose snapshot output is not the new head's state is
+/// refused with -104, a step with three ring inputs with -101, and a creation whose type id
+/// is over another output's index than the head's with 119; honest ones are accepted, and a
+/// step costs more than the single accumulator's.
+#[test]
+fn the_engine_sees_ring_refusals() {
+    let engine = Engine::new(&[spec()]);
+    let step = Step::Append { old: 15, leaves: 1 };
+    let run = acc_ring::run(&engine, step, 8).unwrap();
+    assert!(run.cycles > run.single.cycles, "{run:?}");
+    assert!(run.cost.tx_bytes > run.single.cost.tx_bytes, "{run:?}");
+    let c = acc_ring::ring_case(step, 8).unwrap();
+    let ring = |ins: &[Vec<u8>], outs: &[Vec<u8>], head: usize, payload: &[u8]| {
+        engine
+            .run_ring_type(0, (&[3; 32], 8), ins, outs, head, payload)
+            .0
+    };
+    assert!(matches!(
+        ring(&c.inputs, &c.outputs, 0, &c.payload),
+        Outcome::Accepted(_)
+    ));
+    let mut outs = c.outputs.clone();
+    outs[1][0] ^= 1;
+    assert_eq!(
+        ring(&c.inputs, &outs, 0, &c.payload),
+        Outcome::Rejected(Error::SnapshotMismatch.code())
+    );
+    let mut ins = c.inputs.clone();
+    ins.push(c.inputs[1].clone());
+    assert_eq!(
+        ring(&ins, &c.outputs, 0, &c.payload),
+        Outcome::Rejected(Error::RingShape.code())
+    );
+    // The type id over the head's index: accepted with the head first or second, refused
+    // (checked before the witness) when over another output's index.
+    let create = acc_ring::ring_case(Step::Import, 8).unwrap();
+    assert!(matches!(
+        ring(&[], &create.outputs, 0, &create.payload),
+        Outcome::Accepted(_)
+    ));
+    let mut swapped = create.outputs.clone();
+    swapped.swap(0, 1);
+    assert!(matches!(
+        ring(&[], &swapped, 1, &create.payload),
+        Outcome::Accepted(_)
+    ));
+    assert_eq!(
+        ring(&[], &create.outputs, 1, &create.payload),
+        Outcome::Rejected(Error::TypeIdMismatch.code())
+    );
 }
