@@ -1,4 +1,4 @@
-//! The accumulator ring (docs/concurrency-design.md, section 3) in ckb-script on the release
+//! The accumulator ring (docs/accumulator.md, section 7) in ckb-script on the release
 //! binary `build/release/accumulator-type`:
 //!
 //! - for K in {2, 3, 8}: creation (`CREATE`, `IMPORT`), then `APPEND` and `EXTEND` steps

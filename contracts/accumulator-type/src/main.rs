@@ -3,7 +3,7 @@
 //! `WitnessArgs.output_type`; an update (one group input, one group output) checks the
 //! `APPEND`/`EXTEND`/`KEEP` payload in `input_type`; destroying is refused. 33-byte args
 //! (type id || K) make the group a ring of a head and K snapshots ([`ring`],
-//! docs/concurrency-design.md section 3). The transitions themselves are `mmr-accumulator`'s;
+//! docs/accumulator.md section 7). The transitions themselves are `mmr-accumulator`'s;
 //! this file only does the syscalls. No heap.
 #![no_std]
 #![cfg_attr(not(test), no_main)]

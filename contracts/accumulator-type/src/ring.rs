@@ -1,4 +1,4 @@
-//! The ring's syscalls (docs/concurrency-design.md, section 3): the group's cells, their data
+//! The ring's syscalls (docs/accumulator.md, section 7): the group's cells, their data
 //! and lock hashes into static buffers, the type id over the head's output index at creation,
 //! the witness at the head's group index; the rules are `mmr_accumulator::ring`'s.
 

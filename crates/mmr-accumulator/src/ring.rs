@@ -1,4 +1,4 @@
-//! The accumulator ring (spec: `docs/concurrency-design.md`, section 3): a head and K snapshot
+//! The accumulator ring (spec: `docs/accumulator.md`, section 7): a head and K snapshot
 //! cells under one accumulator type script with 33-byte args `type_id || K`.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! The ring's rules (docs/concurrency-design.md, section 3): every honest shape accepted for
+//! The ring's rules (docs/accumulator.md, section 7): every honest shape accepted for
 //! K in 2..=32 over a history of appends and extends, and every ring code reached by the case
 //! it names, in the rules' order.
 

@@ -1,4 +1,4 @@
-// The accumulator ring (docs/concurrency-design.md, section 3) from TypeScript: a head and K
+// The accumulator ring (docs/accumulator.md, section 7) from TypeScript: a head and K
 // snapshot cells under one accumulator type script with 33-byte args `type_id || K`. The
 // by-reference locks accept a snapshot as the accumulator (40 bytes of data under the ring's
 // type hash), so a spend proved against a snapshot stays valid for K - 1 appends after it was

@@ -1,6 +1,6 @@
 // The ring's bytes and transaction shapes, offline: the data layout against a hand encoding,
 // and every unfunded transaction (creation, APPEND/EXTEND, KEEP) through a model of the type
-// script's ring rules written from docs/concurrency-design.md section 3 (shape, roles, the
+// script's ring rules written from docs/accumulator.md section 7 (shape, roles, the
 // ring rules, the tag's fit, where the payload goes), with mutations the model must refuse.
 
 import { test } from "node:test";

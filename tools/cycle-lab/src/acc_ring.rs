@@ -1,4 +1,4 @@
-//! What the accumulator ring (docs/concurrency-design.md, section 3) costs beside the single
+//! What the accumulator ring (docs/accumulator.md, section 7) costs beside the single
 //! accumulator: the transitions of [`crate::acc_growth`]'s cost table on a ring of K
 //! snapshots (33-byte args `type_id || K`), measured in-process on the same type script,
 //! each beside the same transition on a single accumulator (32-byte args).

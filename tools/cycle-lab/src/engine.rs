@@ -285,7 +285,7 @@ impl Engine {
     }
 
     /// Runs `program` as the type script of an accumulator ring's group (docs/accumulator.md,
-    /// docs/concurrency-design.md section 3), alone like [`Engine::run_type`]: one input and
+    /// docs/accumulator.md section 7), alone like [`Engine::run_type`]: one input and
     /// one output per entry of `inputs` and `outputs`, in order, each under the type with
     /// 33-byte args `type_id || k` and one lock (never run). `head` is the head's index on
     /// the side that carries the payload: with inputs, an update under `type_id`, the payload
