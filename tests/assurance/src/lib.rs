@@ -13,6 +13,7 @@
 //! - [`compact_model`], [`compact_native`], [`compact_search`]: the same for version 2 of the
 //!   compiled format (the compact format the deployed verifiers read): its model from the
 //!   spec, its native core in the lock flow (and the C core's hook), its exhaustive search.
+//! - [`ring_model`]: the accumulator ring's type-script rules, a model from the spec.
 //! - [`diff`]: scenarios, mutations and the differential check shared by the fuzz target,
 //!   the corpus replay test and the VM test.
 
@@ -27,6 +28,7 @@ pub mod hash;
 pub mod mmr;
 pub mod model;
 pub mod native;
+pub mod ring_model;
 
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
