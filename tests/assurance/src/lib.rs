@@ -29,6 +29,7 @@ pub mod mmr;
 pub mod model;
 pub mod native;
 pub mod ring_model;
+pub mod ring_search;
 
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
