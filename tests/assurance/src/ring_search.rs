@@ -99,9 +99,12 @@ pub struct Stats {
     /// Creation-shaped candidates on a live ring: the core's rules run, rule 2 (the type id,
     /// the contract's) refuses them; compared, not held against the truth.
     pub second_creations: u64,
-    /// Candidates with changed args (another type hash) or a duplicated input (the node
-    /// refuses): compared only.
+    /// Accepted candidates with changed args (another type hash) or a duplicated input (the
+    /// node refuses): compared, not held against the truth.
     pub compared_only: u64,
+    /// Accepted, not one of the honest candidates, and the ring after it sound (an `IMPORT`
+    /// of another state: the history starts wherever an import puts it).
+    pub sound_other: u64,
     pub disagreements: u64,
     pub undocumented: u64,
     pub codes: BTreeMap<i8, u64>,
@@ -144,6 +147,7 @@ impl Stats {
         self.bad_lock += o.bad_lock;
         self.second_creations += o.second_creations;
         self.compared_only += o.compared_only;
+        self.sound_other += o.sound_other;
         self.disagreements += o.disagreements;
         self.undocumented += o.undocumented;
         for (c, n) in o.codes {
@@ -167,6 +171,16 @@ impl Stats {
             self.candidates,
         );
         line("  accepted", self.accepted);
+        line("    honest", self.honest - self.honest_rejected);
+        line(
+            "    second creations (rule 2's type id refuses)",
+            self.second_creations,
+        );
+        line("    other args or a duplicated input", self.compared_only);
+        line(
+            "    other, the ring after it sound (IMPORTs)",
+            self.sound_other,
+        );
         line("honest transitions (all must be accepted)", self.honest);
         line("honest transitions rejected", self.honest_rejected);
         line("forgeries accepted", self.forgeries);
@@ -174,14 +188,6 @@ impl Stats {
         line("  multiset invariant broken", self.bad_multiset);
         line("  cell count not K + 1", self.bad_count);
         line("  a ring cell under another lock", self.bad_lock);
-        line(
-            "second creations (compared; the type id refuses)",
-            self.second_creations,
-        );
-        line(
-            "other args, duplicated inputs (compared only)",
-            self.compared_only,
-        );
         line("core/model disagreements", self.disagreements);
         line("undocumented codes", self.undocumented);
         line(
@@ -575,6 +581,9 @@ impl Search<'_> {
         if !multiset_ok {
             self.st.bad_multiset += 1;
             bad.push("multiset");
+        }
+        if bad.is_empty() && !t.honest {
+            self.st.sound_other += 1;
         }
         if !bad.is_empty() {
             self.st.forgeries += 1;

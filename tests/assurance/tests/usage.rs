@@ -38,6 +38,9 @@ fn usage_errors_are_one_line_and_write_nothing() {
         &["--reduce"],
         &["'--reduce'", "(accumulator-search --help)"],
     );
+    let ring = env!("CARGO_BIN_EXE_ring-search");
+    usage_error(ring, &["--reduce"], &["'--reduce'", "(ring-search --help)"]);
+    usage_error(ring, &["--threads", "two"], &["'two'", "--threads"]);
     let export = env!("CARGO_BIN_EXE_export-vectors");
     usage_error(export, &[], &["<OUT_DIR>", "(export-vectors --help)"]);
     usage_error(export, &[&out_dir, "--frobnicate"], &["'--frobnicate'"]);

@@ -181,6 +181,7 @@ fn steps(s: &mut Search, live: &Live) {
     // `older`: unshifted, each slot changed (+1, or the new size).
     let input_older = older_of(&live.cells[hi]);
     let new_size = size_of(&ho.data).unwrap();
+    // (Right after a creation the unshifted list is the honest one.)
     let mut olders = vec![input_older];
     for i in 0..older.len() {
         for val in [older[i].wrapping_add(1), new_size] {
@@ -191,14 +192,14 @@ fn steps(s: &mut Search, live: &Live) {
             }
         }
     }
-    for o in olders {
+    for o in &olders {
         run(
             s,
             vec![hi, oldest],
-            vec![head_cell(&ho.data[..40], &o, ho.lock), so.clone()],
+            vec![head_cell(&ho.data[..40], o, ho.lock), so.clone()],
             &p,
             "older changed",
-            false,
+            *o == older,
         );
     }
     // Data lengths.
