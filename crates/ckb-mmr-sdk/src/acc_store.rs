@@ -248,7 +248,9 @@ fn bad_step(hash: &H256, why: &str) -> Error {
 }
 
 /// The transition of the accumulator in `tx`: `prev` is the accumulator cell it spends (none
-/// for the creation).
+/// for the creation). Under a ring's type script (33-byte args) the accumulator is the head:
+/// the output whose data is the head's length; its witness is at the head's input (or, at
+/// creation, output) index; the snapshot outputs must hold the head's new state (20 if not).
 pub(crate) fn read_step(
     hash: H256,
     tx: &packed::Transaction,
@@ -256,6 +258,14 @@ pub(crate) fn read_step(
     prev: Option<&(packed::OutPoint, Commitment)>,
 ) -> Result<Step> {
     let raw = tx.raw();
+    let script_args = type_script.args().raw_data();
+    let ring_k = (script_args.len() == 33).then(|| script_args[32]);
+    let data_of = |i: usize| {
+        raw.outputs_data()
+            .get(i)
+            .map(|d| d.raw_data().to_vec())
+            .unwrap_or_default()
+    };
     let outputs: Vec<usize> = raw
         .outputs()
         .into_iter()
@@ -265,11 +275,29 @@ pub(crate) fn read_step(
         })
         .map(|(i, _)| i)
         .collect();
-    let [output] = outputs[..] else {
-        return Err(bad_step(&hash, "not exactly one accumulator output"));
+    let (output, snapshots) = match ring_k {
+        None => match outputs[..] {
+            [output] => (output, Vec::new()),
+            _ => return Err(bad_step(&hash, "not exactly one accumulator output")),
+        },
+        Some(k) => {
+            let (heads, snaps): (Vec<usize>, Vec<usize>) = outputs
+                .iter()
+                .partition(|&&i| data_of(i).len() == crate::ring::head_len(k));
+            match heads[..] {
+                [head] => (head, snaps),
+                _ => {
+                    return Err(bad_step(
+                        &hash,
+                        "not exactly one head among the ring's outputs",
+                    ))
+                }
+            }
+        }
     };
-    // The type script reads the witness of its group's first input, or of its first output
-    // when it has no input (a creation), in the same position.
+    // The type script reads the witness of its group's first input (a ring: the head's), or
+    // of its first output (a ring: the head's) when it has no input (a creation), in the same
+    // position.
     let input = raw
         .inputs()
         .into_iter()
@@ -292,18 +320,26 @@ pub(crate) fn read_step(
     }
     .map(|b| b.raw_data().to_vec())
     .ok_or_else(|| bad_step(&hash, &format!("no {field} in the accumulator's witness")))?;
-    let data = raw
-        .outputs_data()
-        .get(output)
-        .map(|d| d.raw_data().to_vec())
-        .unwrap_or_default();
-    let (root, mmr_size) = mmr_accumulator::split_data(&data)
+    let data = data_of(output);
+    let state = data.get(..mmr_accumulator::COMMITMENT_LEN).unwrap_or(&data);
+    let (root, mmr_size) = mmr_accumulator::split_data(state)
         .map_err(|_| bad_step(&hash, "the accumulator's data is not root || mmr_size"))?;
     let commitment = Commitment {
         root: *root,
         mmr_size,
     };
     let tag = payload.first().copied().unwrap_or(0);
+    // A KEEP rewrites the snapshots unchanged; every other ring transition writes the head's
+    // new state into each snapshot it outputs.
+    if ring_k.is_some() && tag != tag::KEEP {
+        if let Some(&i) = snapshots.iter().find(|&&i| data_of(i) != state) {
+            return Err(Error::StoreDisagrees(format!(
+                "transaction {hash:#x} writes a ring snapshot (output {i}) that is not the \
+                 head's new state (root {}, mmr_size {mmr_size})",
+                hex(root)
+            )));
+        }
+    }
     let old_leaves = match prev {
         Some((_, old)) => build::leaves_of(old.mmr_size).unwrap_or(0),
         None => 0,
@@ -354,7 +390,11 @@ pub fn sync(
     let start = Instant::now();
     store.expect_accumulator(&type_id)?;
     chain.wait_indexer()?;
-    let type_script = accumulator::type_script(code_hash, type_id);
+    // A ring's transactions are found under its own script (33-byte args): see what lives.
+    let type_script = match crate::ring::locate(chain, code_hash, type_id) {
+        Ok(crate::ring::Located::Ring(r)) => r.type_script(),
+        _ => accumulator::type_script(code_hash, type_id),
+    };
     let hashes = chain.rpc.transaction_hashes(&json!({
         "script": crate::wallet::script_json(&type_script),
         "script_type": "type",

@@ -79,6 +79,9 @@ pub struct Accumulator {
     pub type_id: [u8; 32],
     pub commitment: Commitment,
     pub leaf_count: u64,
+    /// `Some(K)` for a snapshot (or the head) of a ring (docs/concurrency-design.md, section
+    /// 3): its type script's args are `type_id || K`.
+    pub ring_k: Option<u8>,
 }
 
 /// An accumulator as `ckb-devnet acc` and the scenario report it.
@@ -94,11 +97,17 @@ pub struct AccumulatorRow {
     pub lock_hash: String,
     pub lock_args: String,
     pub capacity_shannons: u64,
+    /// A ring's K (its cells are a head and K snapshots); absent for a plain accumulator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ring_k: Option<u8>,
 }
 
 impl Accumulator {
     pub fn type_script(&self) -> packed::Script {
-        type_script(self.code_hash, self.type_id)
+        match self.ring_k {
+            Some(k) => crate::ring::type_script(self.code_hash, self.type_id, k),
+            None => type_script(self.code_hash, self.type_id),
+        }
     }
 
     /// What by-reference lock args name.
@@ -136,6 +145,7 @@ impl Accumulator {
             lock_hash: hex(self.lock().calc_script_hash().as_slice()),
             lock_args: hex(&self.lock().args().raw_data()),
             capacity_shannons: self.cell.capacity(),
+            ring_k: self.ring_k,
         }
     }
 
@@ -207,6 +217,7 @@ pub(crate) fn parse(
         type_id,
         commitment,
         leaf_count,
+        ring_k: None,
     })
 }
 
@@ -566,6 +577,7 @@ mod tests {
             type_id: [0; 32],
             commitment: old,
             leaf_count: 7,
+            ring_k: None,
         };
         for update in [Update::Append(&all), Update::Extend(&all)] {
             let (new, _, payload) = update.parts(&acc).unwrap();

@@ -133,6 +133,7 @@ pub mod key;
 pub mod mmr_cell;
 pub mod node;
 pub mod pool_tip;
+pub mod ring;
 pub mod rpc;
 pub mod script;
 pub mod tx;

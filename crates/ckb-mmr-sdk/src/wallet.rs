@@ -265,19 +265,32 @@ impl<'a> Wallet<'a> {
                 None => return Err(Error::Usage("a type id needs an input".into())),
             };
             // The output's own type script (the built-in type id's, or an accumulator's that
-            // checks the same rule) gets the args.
-            let type_ = outputs[n]
-                .type_()
-                .to_opt()
-                .unwrap_or_else(|| type_id_script([0; 32]))
-                .as_builder()
-                .args(Bytes::copy_from_slice(&args).pack())
-                .build();
-            outputs[n] = outputs[n]
-                .clone()
-                .as_builder()
-                .type_(Some(type_).pack())
-                .build();
+            // checks the same rule) gets the args: the type id replaces their first 32 bytes
+            // (a ring's K byte after them stays), and every output carrying the same script
+            // (a ring's snapshots) gets the same.
+            let before = outputs[n].type_().to_opt();
+            let script = before.clone().unwrap_or_else(|| type_id_script([0; 32]));
+            let mut filled = script.args().raw_data().to_vec();
+            if filled.len() < 32 {
+                filled.resize(32, 0);
+            }
+            filled[..32].copy_from_slice(&args);
+            let type_ = script.as_builder().args(Bytes::from(filled).pack()).build();
+            for (i, out) in outputs.iter_mut().enumerate() {
+                let same = match &before {
+                    Some(b) => {
+                        out.type_().to_opt().as_ref().map(|t| t.as_slice()) == Some(b.as_slice())
+                    }
+                    None => i == n,
+                };
+                if same {
+                    *out = out
+                        .clone()
+                        .as_builder()
+                        .type_(Some(type_.clone()).pack())
+                        .build();
+                }
+            }
         }
         let group = self.key_group(draft);
         let mut deps = draft.cell_deps.clone();

@@ -1,0 +1,790 @@
+//! The accumulator ring (docs/concurrency-design.md, section 3): a head and K snapshot cells
+//! under one accumulator type script whose args are `type_id || K`. The head holds the
+//! accumulator's state and the sizes of the other snapshots (`older`, oldest first); each
+//! snapshot holds one of the last K states, 40 bytes, and is what a by-reference spend takes as
+//! its cell dep (today's locks accept it unchanged). An `APPEND` or `EXTEND` consumes the head
+//! and the oldest snapshot and rewrites that snapshot with the new state, so a snapshot stays
+//! live for K - 1 appends after the one that wrote it.
+//!
+//! Here: finding a ring's cells through the indexer, the transactions that create a ring,
+//! step it (append, extend) and hand it over (`KEEP`), and the spender that proves against the
+//! newest committed snapshot and rebuilds when an append consumed it
+//! ([`spend`]). The contract checks everything again; these only build what it accepts.
+
+use crate::accumulator::{self, type_witness, Accumulator};
+use crate::chain::{progress, Chain};
+use crate::deploy::{CodeRef, Deployment};
+use crate::error::{Error, Result};
+use crate::rpc::{CallError, IndexedCell, POOL_DUPLICATED};
+use crate::wallet::{exact_output, script_json, Built, Draft};
+use crate::{hex, out_point_text, Mode};
+use ckb_types::{bytes::Bytes, core::ScriptHashType, packed, prelude::*, H256};
+use mmr_accumulator::{build, tag, Commitment, COMMITMENT_LEN};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+/// The smallest and largest K the type script accepts (else -100 `RingArgs`).
+pub const MIN_K: u8 = 2;
+pub const MAX_K: u8 = 32;
+/// The K tools and the load scenario use unless told otherwise.
+pub const DEFAULT_K: u8 = 8;
+
+/// The head's data length: `root || mmr_size || older[K - 1]`.
+pub fn head_len(k: u8) -> usize {
+    COMMITMENT_LEN + 8 * (usize::from(k.max(1)) - 1)
+}
+
+/// `k` if the type script accepts it, else a usage error.
+pub fn check_k(k: u8) -> Result<u8> {
+    if (MIN_K..=MAX_K).contains(&k) {
+        Ok(k)
+    } else {
+        Err(Error::Usage(format!(
+            "a ring's K is {MIN_K} to {MAX_K}, not {k}"
+        )))
+    }
+}
+
+/// The ring's type script: the accumulator's code, `data2`, args `type_id || K`.
+pub fn type_script(code_hash: [u8; 32], type_id: [u8; 32], k: u8) -> packed::Script {
+    let mut args = type_id.to_vec();
+    args.push(k);
+    packed::Script::new_builder()
+        .code_hash(code_hash.pack())
+        .hash_type(ScriptHashType::Data2)
+        .args(Bytes::from(args).pack())
+        .build()
+}
+
+/// The head's data: the state, then `older`.
+pub fn head_data(c: &Commitment, older: &[u64]) -> Vec<u8> {
+    let mut out = c.to_bytes().to_vec();
+    for size in older {
+        out.extend_from_slice(&size.to_le_bytes());
+    }
+    out
+}
+
+/// A live ring: its head and its K snapshots.
+#[derive(Clone, Debug)]
+pub struct Ring {
+    pub k: u8,
+    /// The head as an accumulator: its cell, its state (the data's first 40 bytes) and leaf
+    /// count; what appends and stores check against.
+    pub head: Accumulator,
+    /// The other snapshots' sizes, oldest first (the head's data after its state).
+    pub older: Vec<u64>,
+    /// The K snapshots, each a by-reference dep (`ring_k` set, so their type hash is the ring's).
+    pub snapshots: Vec<Accumulator>,
+}
+
+fn not_ring(type_id: &[u8; 32], why: String) -> Error {
+    Error::NotFound(format!("a ring under type id {}: {why}", hex(type_id)))
+}
+
+/// The ring made of `cells` (all carrying its type script): exactly one head (data of
+/// [`head_len`]) and K snapshots of 40 bytes, else [`Error::NotFound`] saying what is wrong.
+pub fn parse(
+    cells: Vec<IndexedCell>,
+    code_hash: [u8; 32],
+    type_id: [u8; 32],
+    k: u8,
+) -> Result<Ring> {
+    check_k(k).map_err(|_| not_ring(&type_id, format!("K {k} is out of range")))?;
+    let (heads, snaps): (Vec<IndexedCell>, Vec<IndexedCell>) = cells
+        .into_iter()
+        .partition(|c| c.data.as_ref().map_or(0, Vec::len) != COMMITMENT_LEN);
+    let [head] = <[IndexedCell; 1]>::try_from(heads).map_err(|h| {
+        not_ring(
+            &type_id,
+            format!(
+                "{} cells whose data is not 40 bytes, expected one head",
+                h.len()
+            ),
+        )
+    })?;
+    if snaps.len() != usize::from(k) {
+        return Err(not_ring(
+            &type_id,
+            format!("{} snapshots, expected K = {k}", snaps.len()),
+        ));
+    }
+    let data = head.data.clone().unwrap_or_default();
+    if data.len() != head_len(k) {
+        return Err(not_ring(
+            &type_id,
+            format!("the head holds {} bytes, not {}", data.len(), head_len(k)),
+        ));
+    }
+    let older = data[COMMITMENT_LEN..]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect();
+    let mut as_40 = head.clone();
+    as_40.data = Some(data[..COMMITMENT_LEN].to_vec());
+    let mut head = accumulator::parse(as_40, code_hash, type_id)?;
+    head.cell.data = Some(data);
+    head.ring_k = Some(k);
+    let snapshots = snaps
+        .into_iter()
+        .map(|c| {
+            let mut s = accumulator::parse(c, code_hash, type_id)?;
+            s.ring_k = Some(k);
+            Ok(s)
+        })
+        .collect::<Result<_>>()?;
+    Ok(Ring {
+        k,
+        head,
+        older,
+        snapshots,
+    })
+}
+
+/// The live ring `type_id || k` whose type script's code is `code_hash`.
+pub fn find(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32], k: u8) -> Result<Ring> {
+    let cells = chain.rpc.cells(&json!({
+        "script": script_json(&type_script(code_hash, type_id, k)),
+        "script_type": "type",
+        "script_search_mode": "exact",
+        "with_data": true,
+    }))?;
+    parse(cells, code_hash, type_id, k)
+}
+
+/// What lives under a type id: a plain accumulator (32-byte args) or a ring (33).
+#[derive(Clone, Debug)]
+pub enum Located {
+    Plain(Accumulator),
+    Ring(Ring),
+}
+
+/// The accumulator or ring under `type_id`, whichever lives: the indexer's prefix search on
+/// the args finds both (a type id is unique, so never both).
+pub fn locate(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32]) -> Result<Located> {
+    let prefix = accumulator::type_script(code_hash, type_id);
+    let cells = chain.rpc.cells(&json!({
+        "script": script_json(&prefix),
+        "script_type": "type",
+        "script_search_mode": "prefix",
+        "with_data": true,
+    }))?;
+    let args = |c: &IndexedCell| {
+        c.output
+            .type_()
+            .to_opt()
+            .map(|t| t.args().raw_data().to_vec())
+    };
+    match cells.first().and_then(args).map(|a| a.len()) {
+        Some(33) => {
+            let k = args(&cells[0]).expect("args")[32];
+            if cells.iter().any(|c| args(c).map(|a| a.len()) != Some(33)) {
+                return Err(not_ring(&type_id, "cells of several kinds".into()));
+            }
+            // Every cell must carry the same K: parse sees a short ring otherwise.
+            let same: Vec<IndexedCell> = cells
+                .into_iter()
+                .filter(|c| args(c).map(|a| a[32]) == Some(k))
+                .collect();
+            Ok(Located::Ring(parse(same, code_hash, type_id, k)?))
+        }
+        _ => accumulator::find(chain, code_hash, type_id).map(Located::Plain),
+    }
+}
+
+impl Ring {
+    pub fn code_hash(&self) -> [u8; 32] {
+        self.head.code_hash
+    }
+
+    pub fn type_id(&self) -> [u8; 32] {
+        self.head.type_id
+    }
+
+    pub fn type_script(&self) -> packed::Script {
+        self.head.type_script()
+    }
+
+    /// What by-reference lock args name: the ring's type hash (every cell's).
+    pub fn type_hash(&self) -> [u8; 32] {
+        self.head.type_hash()
+    }
+
+    pub fn lock(&self) -> packed::Script {
+        self.head.lock()
+    }
+
+    /// A by-reference lock on this ring with the verifier `code`.
+    pub fn reference_lock(&self, code: &CodeRef, mode: Mode) -> packed::Script {
+        self.head.reference_lock(code, mode)
+    }
+
+    /// The snapshot a spend takes: the largest mmr_size (right after creation all are equal:
+    /// the first).
+    pub fn newest(&self) -> &Accumulator {
+        let mut best = &self.snapshots[0];
+        for s in &self.snapshots[1..] {
+            if s.commitment.mmr_size > best.commitment.mmr_size {
+                best = s;
+            }
+        }
+        best
+    }
+
+    /// The snapshot the next append consumes: the one whose size is the head's `older[0]`.
+    pub fn oldest(&self) -> Result<&Accumulator> {
+        let want = self
+            .older
+            .first()
+            .copied()
+            .unwrap_or(self.head.commitment.mmr_size);
+        self.snapshots
+            .iter()
+            .find(|s| s.commitment.mmr_size == want)
+            .ok_or_else(|| {
+                not_ring(
+                    &self.type_id(),
+                    format!("no snapshot of mmr_size {want}, the head's oldest"),
+                )
+            })
+    }
+
+    /// Every cell, head first.
+    pub fn cells(&self) -> Vec<IndexedCell> {
+        std::iter::once(self.head.cell.clone())
+            .chain(self.snapshots.iter().map(|s| s.cell.clone()))
+            .collect()
+    }
+
+    /// The ring a transaction leaves: this ring's cells it does not consume and its outputs
+    /// under the ring's type script (an update or a `KEEP` built from this ring).
+    pub fn after(&self, tx: &packed::Transaction) -> Result<Ring> {
+        let consumed: Vec<Vec<u8>> = tx
+            .raw()
+            .inputs()
+            .into_iter()
+            .map(|i| i.previous_output().as_slice().to_vec())
+            .collect();
+        let mut cells: Vec<IndexedCell> = self
+            .cells()
+            .into_iter()
+            .filter(|c| !consumed.contains(&c.out_point.as_slice().to_vec()))
+            .collect();
+        cells.extend(ring_outputs(tx, &self.type_script()));
+        parse(cells, self.code_hash(), self.type_id(), self.k)
+    }
+}
+
+/// The outputs of `tx` under `script`, as cells.
+fn ring_outputs(tx: &packed::Transaction, script: &packed::Script) -> Vec<IndexedCell> {
+    let hash = tx.calc_tx_hash();
+    let raw = tx.raw();
+    raw.outputs()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, o)| {
+            o.type_().to_opt().map(|t| t.as_slice().to_vec()) == Some(script.as_slice().to_vec())
+        })
+        .map(|(i, output)| IndexedCell {
+            out_point: packed::OutPoint::new(hash.clone(), i as u32),
+            output,
+            data: raw.outputs_data().get(i).map(|d| d.raw_data().to_vec()),
+        })
+        .collect()
+}
+
+/// The ring a committed creation left: the outputs under output 0's type script.
+pub fn after_creation(code_hash: [u8; 32], built: &Built) -> Result<Ring> {
+    let none = || Error::NotFound("a ring with type id args at output 0".into());
+    let script = built
+        .tx
+        .raw()
+        .outputs()
+        .get(0)
+        .and_then(|o| o.type_().to_opt())
+        .ok_or_else(none)?;
+    let args = script.args().raw_data();
+    if args.len() != 33 {
+        return Err(none());
+    }
+    let type_id: [u8; 32] = args[..32].try_into().expect("32 bytes");
+    parse(
+        ring_outputs(&built.tx, &script),
+        code_hash,
+        type_id,
+        args[32],
+    )
+}
+
+/// What a ring starts from.
+pub enum Creation<'a> {
+    /// `CREATE` from these leaves (the witness carries them all).
+    Create(&'a [[u8; 32]]),
+    /// `IMPORT` of a commitment (an existing accumulator's state; the leaves stay off chain).
+    Import(Commitment),
+}
+
+/// The creation: the head at output 0 (its type id args are filled in from the first input,
+/// over index 0, the head's), the K snapshots at outputs 1..=K holding the same state, every
+/// output under `lock`; the witness at index 0 carries the payload as `output_type`.
+pub fn create_draft(
+    code: &Deployment,
+    lock: packed::Script,
+    k: u8,
+    creation: Creation,
+) -> Result<Draft> {
+    let k = check_k(k)?;
+    let (c, payload) = match creation {
+        Creation::Create(leaves) => (
+            accumulator::commitment(leaves)?,
+            build::create_payload(leaves),
+        ),
+        Creation::Import(c) => {
+            build::leaves_of(c.mmr_size)
+                .filter(|&n| n > 0)
+                .ok_or_else(|| Error::Usage(format!("mmr_size {} is no MMR's size", c.mmr_size)))?;
+            (c, vec![tag::IMPORT])
+        }
+    };
+    let script = type_script(code.data_hash, [0; 32], k);
+    let older = vec![c.mmr_size; usize::from(k) - 1];
+    let head = head_data(&c, &older);
+    let mut outputs = vec![(
+        exact_output(lock.clone(), Some(script.clone()), head.len()),
+        Bytes::from(head),
+    )];
+    for _ in 0..k {
+        outputs.push((
+            exact_output(lock.clone(), Some(script.clone()), COMMITMENT_LEN),
+            Bytes::copy_from_slice(&c.to_bytes()),
+        ));
+    }
+    Ok(Draft {
+        cell_deps: vec![code.cell_dep()],
+        outputs,
+        witnesses: vec![type_witness(&payload, true)],
+        type_id_output: Some(0),
+        ..Draft::default()
+    })
+}
+
+/// An `APPEND` or `EXTEND` to `new` with `payload` (built and checked against the head's state,
+/// as for a plain accumulator): the head is input 0 and output 0 with `older` shifted by one,
+/// the oldest snapshot input 1 and output 1 holding `new`, both under the head's lock; the
+/// witness at index 0 carries the payload as `input_type`.
+pub fn step_draft(
+    ring: &Ring,
+    code: &Deployment,
+    new: &Commitment,
+    payload: &[u8],
+) -> Result<Draft> {
+    let oldest = ring.oldest()?;
+    let mut older = ring.older[1..].to_vec();
+    older.push(ring.head.commitment.mmr_size);
+    let lock = ring.lock();
+    let head_out = ring.head.cell.output.clone();
+    let snap_out = oldest.cell.output.clone().as_builder().lock(lock).build();
+    Ok(Draft {
+        cell_deps: vec![code.cell_dep()],
+        inputs: vec![
+            (ring.head.cell.out_point.clone(), head_out.clone()),
+            (oldest.cell.out_point.clone(), oldest.cell.output.clone()),
+        ],
+        outputs: vec![
+            (head_out, Bytes::from(head_data(new, &older))),
+            (snap_out, Bytes::copy_from_slice(&new.to_bytes())),
+        ],
+        witnesses: vec![type_witness(payload, false)],
+        type_id_output: None,
+    })
+}
+
+/// The hand-over: every cell of the ring in (head first), the same cells out in the same order
+/// with the same data under `lock`; `KEEP` at index 0.
+pub fn keep_draft(ring: &Ring, code: &Deployment, lock: &packed::Script) -> Draft {
+    let cells = ring.cells();
+    Draft {
+        cell_deps: vec![code.cell_dep()],
+        inputs: cells
+            .iter()
+            .map(|c| (c.out_point.clone(), c.output.clone()))
+            .collect(),
+        outputs: cells
+            .iter()
+            .map(|c| {
+                let out = c.output.clone().as_builder().lock(lock.clone()).build();
+                (out, Bytes::from(c.data.clone().unwrap_or_default()))
+            })
+            .collect(),
+        witnesses: vec![type_witness(&[tag::KEEP], false)],
+        type_id_output: None,
+    }
+}
+
+/// True when `message` (the node's) names `op` as a dead or unknown cell: a snapshot an append
+/// consumed.
+pub fn names_consumed(message: &str, op: &packed::OutPoint) -> bool {
+    let named = format!("OutPoint({})", hex(op.as_slice()));
+    (message.contains("Dead(") || message.contains("Unknown(")) && message.contains(&named)
+}
+
+/// The one line a spender prints when its snapshot was consumed.
+pub fn consumed_line(op: &packed::OutPoint, k: u8) -> String {
+    format!(
+        "snapshot {} consumed: older than the ring's window of {} appends; rebuilding",
+        out_point_text(op),
+        k - 1
+    )
+}
+
+/// The meaning of a lock code that only a client's own mistake produces against a ring:
+/// rebuilding would not help.
+pub fn client_bug(code: i8) -> Option<&'static str> {
+    Some(match code {
+        9 => {
+            "the proof's root is not the snapshot's (9 RootMismatch): proved against another state"
+        }
+        90 => "no cell dep carries the ring's type hash (90 AccumulatorNotFound)",
+        91 => "two ring cells among the cell deps (91 AccumulatorAmbiguous)",
+        92 => "the cell dep is the ring's head, not a snapshot (92 AccumulatorDataLength)",
+        _ => return None,
+    })
+}
+
+/// A spend the ring's snapshot took to a commit.
+pub struct Spent {
+    pub hash: H256,
+    pub built: Built,
+    /// The snapshot it took as its dep and proved against.
+    pub snapshot: Accumulator,
+    /// Submissions after the first.
+    pub rebuilds: usize,
+}
+
+/// The spender (docs/concurrency-design.md section 3, "The clients"): reads the ring, takes the
+/// committed snapshot with the largest mmr_size, asks `build` for the spend proving against it
+/// (the snapshot as its cell dep), sends it and waits for its commit. Refused with -301 naming
+/// the snapshot (an append consumed it), or accepted and later rejected for it: prints
+/// [`consumed_line`] and starts again. No retry count: a refusal costs nothing on chain, so it
+/// rebuilds until `limit` has passed ([`Error::Timeout`]). Codes 9, 90, 91, 92 are the
+/// client's own bug: [`Error::Refused`] naming the meaning, no retry.
+pub fn spend(
+    chain: &Chain,
+    code_hash: [u8; 32],
+    type_id: [u8; 32],
+    k: u8,
+    limit: Duration,
+    mut build: impl FnMut(&Accumulator) -> Result<Built>,
+) -> Result<Spent> {
+    let start = Instant::now();
+    let mut rebuilds = 0;
+    let mut refused: Option<packed::OutPoint> = None;
+    loop {
+        if start.elapsed() > limit {
+            return Err(Error::Timeout(format!(
+                "no spend committed within {} s ({rebuilds} rebuilds)",
+                limit.as_secs()
+            )));
+        }
+        chain.wait_indexer()?;
+        let ring = find(chain, code_hash, type_id, k)?;
+        let snapshot = ring.newest().clone();
+        if refused.as_ref().map(|r| r.as_slice()) == Some(snapshot.cell.out_point.as_slice()) {
+            // The indexer still shows the snapshot the node called consumed: wait for the block.
+            chain.next_block()?;
+            continue;
+        }
+        let built = build(&snapshot)?;
+        let hash = match chain.rpc.send_transaction(&built.tx) {
+            Ok(hash) => hash,
+            Err(CallError::Node(e)) if e.code == POOL_DUPLICATED => {
+                built.tx.calc_tx_hash().unpack()
+            }
+            Err(CallError::Node(e)) if names_consumed(&e.message, &snapshot.cell.out_point) => {
+                progress(&consumed_line(&snapshot.cell.out_point, k));
+                refused = Some(snapshot.cell.out_point.clone());
+                rebuilds += 1;
+                continue;
+            }
+            Err(CallError::Node(e)) => {
+                if let Some((code, meaning)) =
+                    e.script_code().and_then(|c| Some((c, client_bug(c)?)))
+                {
+                    return Err(Error::Refused {
+                        code: Some(code),
+                        message: format!("{meaning}; not retried"),
+                    });
+                }
+                return Err(e.into_error("send_transaction"));
+            }
+            Err(CallError::Other(e)) => return Err(e),
+        };
+        progress(&format!(
+            "sent {hash:#x} against snapshot {} (mmr_size {}), waiting for it to be committed",
+            out_point_text(&snapshot.cell.out_point),
+            snapshot.commitment.mmr_size
+        ));
+        loop {
+            let status = chain.rpc.transaction(&hash)?;
+            match status.as_ref().map(|s| s.status.as_str()) {
+                Some("committed") => {
+                    chain.wait_indexer()?;
+                    return Ok(Spent {
+                        hash,
+                        built,
+                        snapshot,
+                        rebuilds,
+                    });
+                }
+                Some("rejected") => {
+                    let reason = status.and_then(|s| s.reason).unwrap_or_default();
+                    if !names_consumed(&reason, &snapshot.cell.out_point) {
+                        return Err(Error::Rpc {
+                            method: "get_transaction".into(),
+                            message: format!("{hash:#x} was rejected: {reason}"),
+                        });
+                    }
+                    progress(&consumed_line(&snapshot.cell.out_point, k));
+                    refused = Some(snapshot.cell.out_point.clone());
+                    rebuilds += 1;
+                    break;
+                }
+                _ => {}
+            }
+            if start.elapsed() > limit {
+                return Err(Error::Timeout(format!(
+                    "{hash:#x} not committed within {} s",
+                    limit.as_secs()
+                )));
+            }
+            chain.next_block()?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accumulator::Host;
+
+    fn leaves(n: u8) -> Vec<[u8; 32]> {
+        (0..n).map(|i| [i + 1; 32]).collect()
+    }
+
+    fn code() -> Deployment {
+        Deployment {
+            out_point: packed::OutPoint::default(),
+            output: packed::CellOutput::default(),
+            data_hash: [7; 32],
+            code: CodeRef::Data2 { data_hash: [7; 32] },
+            created: false,
+            fee: 0,
+        }
+    }
+
+    /// A transaction from a draft, inputs and outputs as drafted (no fee, no signature).
+    fn tx_of(d: &Draft, first: Option<packed::CellInput>) -> packed::Transaction {
+        let mut outputs: Vec<packed::CellOutput> = d.outputs.iter().map(|o| o.0.clone()).collect();
+        let mut inputs: Vec<packed::CellInput> = d
+            .inputs
+            .iter()
+            .map(|(op, _)| packed::CellInput::new(op.clone(), 0))
+            .collect();
+        if let Some(first) = first {
+            inputs.insert(0, first.clone());
+            let id = crate::wallet::type_id_args(&first, 0);
+            outputs = outputs
+                .into_iter()
+                .map(|o| {
+                    let t = o.type_().to_opt().unwrap();
+                    let mut args = t.args().raw_data().to_vec();
+                    args[..32].copy_from_slice(&id);
+                    let t = t.as_builder().args(Bytes::from(args).pack()).build();
+                    o.as_builder().type_(Some(t).pack()).build()
+                })
+                .collect();
+        }
+        let raw = packed::RawTransaction::new_builder()
+            .inputs(inputs.pack())
+            .outputs(outputs.pack())
+            .outputs_data(
+                d.outputs
+                    .iter()
+                    .map(|o| o.1.pack())
+                    .collect::<Vec<packed::Bytes>>()
+                    .pack(),
+            )
+            .build();
+        packed::Transaction::new_builder().raw(raw).build()
+    }
+
+    #[test]
+    fn k_and_lengths() {
+        assert_eq!(head_len(2), 48);
+        assert_eq!(head_len(8), 96);
+        assert_eq!(head_len(32), 288);
+        assert!(check_k(1).is_err() && check_k(33).is_err() && check_k(0).is_err());
+        assert_eq!(check_k(8).unwrap(), 8);
+        let s = type_script([1; 32], [2; 32], 8);
+        assert_eq!(s.args().raw_data().len(), 33);
+        assert_eq!(s.args().raw_data()[32], 8);
+    }
+
+    /// Creation, then appends: the ring keeps K snapshots holding its last K states, the head's
+    /// `older` is the other K - 1 sizes oldest first, the step consumes the oldest, and every
+    /// snapshot's type hash is the ring's.
+    #[test]
+    fn creation_and_steps_keep_the_last_k_states() {
+        let k = 4u8;
+        let all = leaves(20);
+        let lock = packed::Script::default();
+        let d = create_draft(&code(), lock.clone(), k, Creation::Create(&all[..3])).unwrap();
+        assert_eq!(d.outputs.len(), usize::from(k) + 1);
+        assert_eq!(d.outputs[0].1.len(), head_len(k));
+        let tx = tx_of(&d, Some(packed::CellInput::default()));
+        let script = tx.raw().outputs().get(0).unwrap().type_().to_opt().unwrap();
+        let type_id: [u8; 32] = script.args().raw_data()[..32].try_into().unwrap();
+        let mut ring = parse(ring_outputs(&tx, &script), [7; 32], type_id, k).unwrap();
+        let first = accumulator::commitment(&all[..3]).unwrap();
+        assert_eq!(ring.older, vec![first.mmr_size; 3]);
+        assert!(ring.snapshots.iter().all(|s| s.commitment == first));
+        assert!(ring
+            .snapshots
+            .iter()
+            .all(|s| s.type_hash() == ring.type_hash()));
+        let mut states = vec![first];
+        for n in 4..=12usize {
+            let (new, _, payload) = accumulator::Update::Append(&all[..n])
+                .parts(&ring.head)
+                .unwrap();
+            let oldest = ring.oldest().unwrap().cell.out_point.clone();
+            let d = step_draft(&ring, &code(), &new, &payload).unwrap();
+            assert_eq!(d.inputs[1].0.as_slice(), oldest.as_slice());
+            let tx = tx_of(&d, None);
+            ring = ring.after(&tx).unwrap();
+            states.push(new);
+            let last_k = &states[states.len().saturating_sub(usize::from(k))..];
+            let mut have: Vec<u64> = ring
+                .snapshots
+                .iter()
+                .map(|s| s.commitment.mmr_size)
+                .collect();
+            have.sort_unstable();
+            let mut want: Vec<u64> = last_k.iter().map(|c| c.mmr_size).collect();
+            while want.len() < usize::from(k) {
+                want.insert(0, first.mmr_size);
+            }
+            assert_eq!(have, want, "after {n} leaves");
+            assert_eq!(ring.newest().commitment, new);
+            assert_eq!(ring.head.commitment, new);
+            assert_eq!(
+                *ring.older.last().unwrap(),
+                states[states.len() - 2].mmr_size
+            );
+            let mut ws = mmr_accumulator::Workspace::new();
+            let old = states[states.len() - 2];
+            assert_eq!(
+                mmr_accumulator::verify_update::<Host>(
+                    &mut ws,
+                    &payload,
+                    &old.to_bytes(),
+                    &new.to_bytes()
+                ),
+                Ok(())
+            );
+        }
+        // KEEP: the same cells, data and order, another lock.
+        let other = packed::Script::new_builder()
+            .args(Bytes::from(vec![1u8; 20]).pack())
+            .build();
+        let d = keep_draft(&ring, &code(), &other);
+        let kept = ring.after(&tx_of(&d, None)).unwrap();
+        assert_eq!(kept.head.commitment, ring.head.commitment);
+        assert_eq!(kept.older, ring.older);
+        assert!(kept
+            .cells()
+            .iter()
+            .all(|c| c.output.lock().as_slice() == other.as_slice()));
+    }
+
+    #[test]
+    fn malformed_rings_are_typed_errors() {
+        let k = 3u8;
+        let lock = packed::Script::default();
+        let d = create_draft(
+            &code(),
+            lock,
+            k,
+            Creation::Import(accumulator::commitment(&leaves(5)).unwrap()),
+        )
+        .unwrap();
+        let tx = tx_of(&d, Some(packed::CellInput::default()));
+        let script = tx.raw().outputs().get(0).unwrap().type_().to_opt().unwrap();
+        let cells = ring_outputs(&tx, &script);
+        assert!(parse(cells.clone(), [7; 32], [0; 32], k).is_ok());
+        for bad in [
+            cells[1..].to_vec(),
+            cells[..3].to_vec(),
+            {
+                let mut c = cells.clone();
+                c[0].data.as_mut().unwrap().push(0);
+                c
+            },
+            {
+                let mut c = cells.clone();
+                c[2].data.as_mut().unwrap().pop();
+                c
+            },
+        ] {
+            assert!(matches!(
+                parse(bad, [7; 32], [0; 32], k),
+                Err(Error::NotFound(_))
+            ));
+        }
+        assert!(matches!(
+            parse(cells, [7; 32], [0; 32], 40),
+            Err(Error::NotFound(_))
+        ));
+        assert!(create_draft(
+            &code(),
+            packed::Script::default(),
+            1,
+            Creation::Create(&leaves(2))
+        )
+        .is_err());
+        let bad_size = Commitment {
+            root: [0; 32],
+            mmr_size: 2,
+        };
+        assert!(matches!(
+            create_draft(
+                &code(),
+                packed::Script::default(),
+                2,
+                Creation::Import(bad_size)
+            ),
+            Err(Error::Usage(_))
+        ));
+    }
+
+    #[test]
+    fn refusals_are_told_apart() {
+        let op = packed::OutPoint::new([3u8; 32].pack(), 2);
+        let named = format!(
+            "TransactionFailedToResolve: Resolve failed Dead(OutPoint({}))",
+            hex(op.as_slice())
+        );
+        assert!(names_consumed(&named, &op));
+        assert!(names_consumed(&named.replace("Dead", "Unknown"), &op));
+        assert!(!names_consumed(
+            &named,
+            &packed::OutPoint::new([3u8; 32].pack(), 1)
+        ));
+        assert!(consumed_line(&op, 8)
+            .ends_with("older than the ring's window of 7 appends; rebuilding"));
+        for c in [9, 90, 91, 92] {
+            assert!(client_bug(c).is_some());
+        }
+        assert!(client_bug(0).is_none() && client_bug(-100).is_none());
+    }
+}
