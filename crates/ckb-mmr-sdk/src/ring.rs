@@ -16,7 +16,7 @@ use crate::chain::{progress, Chain};
 use crate::deploy::{CodeRef, Deployment};
 use crate::error::{Error, Result};
 use crate::rpc::{CallError, IndexedCell, POOL_DUPLICATED};
-use crate::wallet::{exact_output, script_json, Built, Draft};
+use crate::wallet::{exact_output, script_json, Built, Draft, Wallet};
 use crate::{hex, out_point_text, Mode};
 use ckb_types::{bytes::Bytes, core::ScriptHashType, packed, prelude::*, H256};
 use mmr_accumulator::{build, tag, Commitment, COMMITMENT_LEN};
@@ -190,6 +190,43 @@ pub fn locate(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32]) -> Result<L
         }
         _ => accumulator::find(chain, code_hash, type_id).map(Located::Plain),
     }
+}
+
+/// The key's rings of `k` whose head holds `c`: what a rerun of `acc create --ring` finds
+/// instead of creating a second one.
+pub fn find_held(wallet: &Wallet, code_hash: [u8; 32], k: u8, c: &Commitment) -> Result<Vec<Ring>> {
+    let any = packed::Script::new_builder()
+        .code_hash(code_hash.pack())
+        .hash_type(ScriptHashType::Data2)
+        .build();
+    let cells = wallet.chain.rpc.cells(&json!({
+        "script": script_json(&any),
+        "script_type": "type",
+        "script_search_mode": "prefix",
+        "filter": { "script": script_json(&wallet.key.lock()) },
+        "with_data": true,
+    }))?;
+    let mut out = Vec::new();
+    for cell in cells {
+        let args = cell
+            .output
+            .type_()
+            .to_opt()
+            .map(|t| t.args().raw_data())
+            .unwrap_or_default();
+        let data = cell.data.clone().unwrap_or_default();
+        if args.len() != 33 || args[32] != k || data.len() != head_len(k) {
+            continue;
+        }
+        if data[..COMMITMENT_LEN] != c.to_bytes() {
+            continue;
+        }
+        let type_id: [u8; 32] = args[..32].try_into().expect("32 bytes");
+        if let Ok(r) = find(wallet.chain, code_hash, type_id, k) {
+            out.push(r);
+        }
+    }
+    Ok(out)
 }
 
 impl Ring {

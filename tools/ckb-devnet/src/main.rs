@@ -62,7 +62,8 @@ enum Command {
     /// The capacity goes to the key's lock; --owner adds one of the key's cells as the
     /// owner's input and signs it. With --acc the proof is built against the accumulator's
     /// current root and the accumulator joins as a cell dep (a spend that raced an append is
-    /// rebuilt and resent).
+    /// rebuilt and resent). On a ring the dep is its newest committed snapshot, and a spend
+    /// whose snapshot an append consumed is rebuilt on the newest until --time-limit.
     Spend(client::SpendArgs),
     /// A transaction's script groups run in ckb-debugger, with their cycles
     ///
@@ -71,6 +72,9 @@ enum Command {
     /// counted at the node's fixed 1,000,000 cycles).
     Debug(debug::DebugArgs),
     /// The accumulator (docs/accumulator-guide.md): create, append, extend, sync, show, handover
+    ///
+    /// `acc create --ring K` makes a ring (docs/concurrency.md); the other commands find
+    /// whether the type id is a plain accumulator or a ring and act on either.
     #[command(subcommand, arg_required_else_help = true)]
     Acc(acc::AccCommand),
 }

@@ -1,5 +1,7 @@
 //! `acc`: the accumulator's commands (docs/accumulator-guide.md): create, append, extend, show,
-//! handover, sync.
+//! handover, sync. Each finds by the type id whether a plain accumulator or a ring
+//! (docs/concurrency.md, "The ring's clients") lives there and acts on it; only `create`
+//! needs `--ring K` to make a ring.
 
 use super::{hash32, out_point, print, Client, Reader};
 use ckb_mmr_sdk::acc_store::{self, Leaves};
@@ -8,6 +10,7 @@ use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::deploy;
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::key::Key;
+use ckb_mmr_sdk::ring::{self, Located, Ring};
 use ckb_mmr_sdk::wallet::Wallet;
 use ckb_mmr_sdk::weight;
 use ckb_mmr_sdk::{hex, out_point_text};
@@ -21,14 +24,16 @@ pub enum AccCommand {
     /// A new accumulator holding the MMR of FILE or of the store, locked by the key
     ///
     /// Prints its type_id; a store then records the accumulator. A rerun finds it and sends
-    /// nothing.
-    Create(CreateArgs),
+    /// nothing. With --ring K: a ring of a head and K snapshot cells (K + 1 cells, args
+    /// type_id || K) that by-reference spends take as their dep while appends go on.
+    Create(CreateRingArgs),
     /// Appends the leaves of FILE (or the store) past the chain's
     ///
     /// FILE (or the store) holds the whole MMR's leaves: its first n must be the chain's (else
-    /// exit 17, or 20 for a store whose root there differs); the rest are appended.
+    /// exit 17, or 20 for a store whose root there differs); the rest are appended. On a ring:
+    /// the head and its oldest snapshot are consumed, the snapshot rewritten with the new state.
     Append(GrowArgs),
-    /// The same growth by an ancestry proof: the new leaves stay off chain
+    /// The same growth by an ancestry proof: the new leaves stay off chain (a ring as append)
     Extend(GrowArgs),
     /// Brings a store up to the chain from the accumulator's history
     ///
@@ -37,9 +42,10 @@ pub enum AccCommand {
     /// appends, checking each root; resumes where it stopped; stops at an extension or an
     /// import (exit 19: the chain has no leaves for it).
     Sync(SyncArgs),
-    /// Root, mmr_size, leaf count, out point and lock (takes no --key)
+    /// Root, mmr_size, leaf count, out point and lock (takes no --key); a ring's snapshots too
     Show(ShowArgs),
-    /// The same data under FILE's key's lock (KEEP)
+    /// The same data under FILE's key's lock (KEEP; a ring: all K + 1 cells in one KEEP)
+    #[command(visible_alias = "keep")]
     Handover(HandoverArgs),
 }
 
@@ -81,6 +87,16 @@ pub struct CreateArgs {
     pub code: AccCodeArgs,
     #[command(flatten)]
     pub client: Client,
+}
+
+/// `acc create`'s options: create's own, and --ring.
+#[derive(Args, Debug)]
+pub struct CreateRingArgs {
+    #[command(flatten)]
+    pub with: CreateArgs,
+    /// A ring of K snapshot cells, 2 to 32 (8 is the documented choice), instead of one cell
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u8).range(2..=32))]
+    pub ring: Option<u8>,
 }
 
 #[derive(Args, Debug)]
@@ -134,7 +150,10 @@ pub struct SyncArgs {
 
 pub fn run(command: &AccCommand) -> Result<()> {
     match command {
-        AccCommand::Create(a) => create(a),
+        AccCommand::Create(a) => match a.ring {
+            Some(k) => create_ring(&a.with, k),
+            None => create(&a.with),
+        },
         AccCommand::Append(a) => grow(a, false),
         AccCommand::Extend(a) => grow(a, true),
         AccCommand::Sync(a) => sync(a),
@@ -311,6 +330,89 @@ fn create(a: &CreateArgs) -> Result<()> {
     Ok(())
 }
 
+/// A ring's creation as printed.
+#[derive(Serialize)]
+struct CreatedRing {
+    #[serde(flatten)]
+    created: Created,
+    #[serde(flatten)]
+    ring: RingExtra,
+}
+
+/// `acc create --ring K`: the head and K snapshots in one creation (`CREATE` of the leaves).
+fn create_ring(a: &CreateArgs, k: u8) -> Result<()> {
+    let source = a.source.open()?;
+    let leaves = source.all()?;
+    let most = accumulator::max_leaves_per_tx(0);
+    if leaves.len() as u64 > most {
+        return Err(Error::TooLarge(format!(
+            "a ring's creation carries its leaves in the witness the secp256k1 lock reads: at \
+             most {most} leaves; create with the first {most} and acc append the rest"
+        )));
+    }
+    let code = AccCode::from_args(&a.code)?;
+    let (chain, key, fee_rate) = a.client.connect()?;
+    let json = a.client.read.json;
+    let wallet = Wallet::new(&chain, &key, fee_rate);
+    let code_hash = code.code_hash(&chain)?;
+    let c = accumulator::commitment(&leaves)?;
+    let not_created = Created {
+        created: false,
+        tx_hash: None,
+        cycles: None,
+        tx_bytes: None,
+        weight: None,
+        fee_shannons: None,
+    };
+    if let Some(found) = ring::find_held(&wallet, code_hash, k, &c)?
+        .into_iter()
+        .next()
+    {
+        progress("the key already holds a ring with this MMR and K; nothing sent");
+        record_in_store(a.source.store.as_deref(), &found.head)?;
+        print(
+            json,
+            &acc_row(
+                &found.head,
+                CreatedRing {
+                    created: not_created,
+                    ring: ring_extra(&found),
+                },
+            ),
+        );
+        return Ok(());
+    }
+    let deployment = code.deployment(&wallet, code_hash, None)?;
+    let draft = ring::create_draft(&deployment, key.lock(), k, ring::Creation::Create(&leaves))?;
+    let built = accumulator::complete(&wallet, draft)?;
+    let r = ring::after_creation(code_hash, &built)?;
+    if let Leaves::Store(store) = &source {
+        store.expect_accumulator(&r.type_id())?;
+    }
+    let cycles = chain.rpc.estimate_cycles(&built.tx)?;
+    let hash = accumulator::send(&wallet, &built, &format!("creating a ring of K = {k}"))?;
+    record_in_store(a.source.store.as_deref(), &r.head)?;
+    let row = Created {
+        created: true,
+        tx_hash: Some(format!("{hash:#x}")),
+        cycles: Some(cycles),
+        tx_bytes: Some(built.size()),
+        weight: Some(weight::weight(built.size(), cycles)),
+        fee_shannons: Some(built.fee),
+    };
+    print(
+        json,
+        &acc_row(
+            &r.head,
+            CreatedRing {
+                created: row,
+                ring: ring_extra(&r),
+            },
+        ),
+    );
+    Ok(())
+}
+
 /// Records the accumulator in `--store`'s meta, so the store refuses another one later (41).
 fn record_in_store(store: Option<&str>, acc: &Accumulator) -> Result<()> {
     if let Some(dir) = store {
@@ -322,15 +424,68 @@ fn record_in_store(store: Option<&str>, acc: &Accumulator) -> Result<()> {
 fn show(a: &ShowArgs) -> Result<()> {
     let code = AccCode::from_args(&a.code)?;
     let chain = Chain::connect(&a.read.rpc, a.read.allow_mainnet)?;
-    let acc = accumulator::find(&chain, code.code_hash(&chain)?, a.type_id)?;
-    print(a.read.json, &acc.row());
+    match ring::locate(&chain, code.code_hash(&chain)?, a.type_id)? {
+        Located::Plain(acc) => print(a.read.json, &acc.row()),
+        Located::Ring(r) => print(a.read.json, &acc_row(&r.head, ring_extra(&r))),
+    }
     Ok(())
+}
+
+/// A ring's snapshots, as `acc show` and the ring's commands print them.
+#[derive(Serialize)]
+struct RingExtra {
+    older: Vec<u64>,
+    /// The snapshot a spend takes now (the largest mmr_size).
+    newest_snapshot: String,
+    snapshots: Vec<String>,
+}
+
+fn ring_extra(r: &Ring) -> RingExtra {
+    RingExtra {
+        older: r.older.clone(),
+        newest_snapshot: out_point_text(&r.newest().cell.out_point),
+        snapshots: r
+            .snapshots
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} mmr_size {}",
+                    out_point_text(&s.cell.out_point),
+                    s.commitment.mmr_size
+                )
+            })
+            .collect(),
+    }
+}
+
+/// A plain accumulator or a ring, as the update commands act on it.
+#[derive(Clone)]
+enum Target {
+    Plain(Accumulator),
+    Ring(Ring),
+}
+
+impl Target {
+    fn find(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32]) -> Result<Target> {
+        Ok(match ring::locate(chain, code_hash, type_id)? {
+            Located::Plain(a) => Target::Plain(a),
+            Located::Ring(r) => Target::Ring(r),
+        })
+    }
+
+    /// The accumulator's state: the cell, or the ring's head.
+    fn head(&self) -> &Accumulator {
+        match self {
+            Target::Plain(a) => a,
+            Target::Ring(r) => &r.head,
+        }
+    }
 }
 
 /// One update of the accumulator, paid and signed by the key that holds it, sent and
 /// committed.
 struct Sent {
-    after: Accumulator,
+    after: Target,
     hash: H256,
     cycles: u64,
     tx_bytes: usize,
@@ -340,19 +495,28 @@ struct Sent {
 fn send_update(
     wallet: &Wallet,
     code: &AccCode,
-    acc: &Accumulator,
+    target: &Target,
     update: Update,
     what: &str,
 ) -> Result<Sent> {
+    let acc = target.head();
     acc.check_holder(wallet)?;
     let (new, lock, payload) = update.parts(acc)?;
     let deployment = code.deployment(wallet, acc.code_hash, Some(acc))?;
-    let draft = accumulator::update_draft(acc, &deployment, &new, lock, &payload);
+    let draft = match (target, &update) {
+        (Target::Plain(_), _) => accumulator::update_draft(acc, &deployment, &new, lock, &payload),
+        (Target::Ring(r), Update::Keep(_)) => ring::keep_draft(r, &deployment, &lock),
+        (Target::Ring(r), _) => ring::step_draft(r, &deployment, &new, &payload)?,
+    };
     let built = accumulator::complete(wallet, draft)?;
     let cycles = wallet.chain.rpc.estimate_cycles(&built.tx)?;
     let hash = accumulator::send(wallet, &built, what)?;
+    let after = match target {
+        Target::Plain(_) => Target::Plain(accumulator::after(acc.code_hash, &built)?),
+        Target::Ring(r) => Target::Ring(r.after(&built.tx)?),
+    };
     Ok(Sent {
-        after: accumulator::after(acc.code_hash, &built)?,
+        after,
         hash,
         cycles,
         tx_bytes: built.size(),
@@ -360,9 +524,19 @@ fn send_update(
     })
 }
 
+/// The updates one command sent, and the ring's snapshots when it is one.
+#[derive(Serialize)]
+struct SentRing {
+    #[serde(flatten)]
+    sent: SentRow,
+    #[serde(flatten)]
+    ring: Option<RingExtra>,
+}
+
 /// Prints what the last of `sent` left, after the accumulator `before`.
 fn print_sent(json: bool, before: &Accumulator, sent: &[Sent]) {
     let last = sent.last().expect("at least one update sent");
+    let after = last.after.head();
     let row = SentRow {
         sent: true,
         tx_hash: format!("{:#x}", last.hash),
@@ -372,9 +546,13 @@ fn print_sent(json: bool, before: &Accumulator, sent: &[Sent]) {
         fee_shannons: sent.iter().map(|s| s.fee).sum(),
         transactions: sent.len(),
         tx_hashes: sent.iter().map(|s| format!("{:#x}", s.hash)).collect(),
-        leaves_added: last.after.leaf_count - before.leaf_count,
+        leaves_added: after.leaf_count - before.leaf_count,
     };
-    print(json, &acc_row(&last.after, row));
+    let ring = match &last.after {
+        Target::Ring(r) => Some(ring_extra(r)),
+        Target::Plain(_) => None,
+    };
+    print(json, &acc_row(after, SentRing { sent: row, ring }));
 }
 
 fn grow(a: &GrowArgs, extend: bool) -> Result<()> {
@@ -383,7 +561,8 @@ fn grow(a: &GrowArgs, extend: bool) -> Result<()> {
     let (chain, key, fee_rate) = a.with.client.connect()?;
     let json = a.with.client.read.json;
     let wallet = Wallet::new(&chain, &key, fee_rate);
-    let acc = accumulator::find(&chain, code.code_hash(&chain)?, a.type_id)?;
+    let target = Target::find(&chain, code.code_hash(&chain)?, a.type_id)?;
+    let acc = target.head().clone();
     source.check_prefix(&acc)?;
     if source.leaf_count() == acc.leaf_count {
         // A rerun after the update was committed: the chain already holds the MMR.
@@ -399,23 +578,21 @@ fn grow(a: &GrowArgs, extend: bool) -> Result<()> {
     // An append's leaves travel in the witness the secp256k1 lock reads, 32 KiB at most: a
     // longer one goes in several transactions, each a committed state a rerun resumes from.
     let mut sent: Vec<Sent> = Vec::new();
-    let mut now = acc.clone();
-    while now.leaf_count < source.leaf_count() {
+    let mut now = target;
+    while now.head().leaf_count < source.leaf_count() {
+        let n = now.head().leaf_count;
         let target = if extend {
             source.leaf_count()
         } else {
             source
                 .leaf_count()
-                .min(now.leaf_count + accumulator::max_leaves_per_tx(now.leaf_count))
+                .min(n + accumulator::max_leaves_per_tx(n))
         };
-        let (new, payload) = source.growth(&now, extend, target)?;
+        let (new, payload) = source.growth(now.head(), extend, target)?;
         let what = if extend {
             "extending the accumulator".to_string()
         } else {
-            format!(
-                "appending leaves {}..{target} to the accumulator",
-                now.leaf_count
-            )
+            format!("appending leaves {n}..{target} to the accumulator")
         };
         let s = send_update(&wallet, &code, &now, Update::Grow(new, payload), &what)?;
         now = s.after.clone();
@@ -430,7 +607,8 @@ fn handover(a: &HandoverArgs) -> Result<()> {
     let code = AccCode::from_args(&a.code)?;
     let (chain, key, fee_rate) = a.client.connect()?;
     let wallet = Wallet::new(&chain, &key, fee_rate);
-    let acc = accumulator::find(&chain, code.code_hash(&chain)?, a.type_id)?;
+    let target = Target::find(&chain, code.code_hash(&chain)?, a.type_id)?;
+    let acc = target.head().clone();
     if acc.lock().as_slice() == to.lock().as_slice() {
         progress("the accumulator is already locked by that key; nothing sent");
         let row = NotSent {
@@ -443,7 +621,7 @@ fn handover(a: &HandoverArgs) -> Result<()> {
     let s = send_update(
         &wallet,
         &code,
-        &acc,
+        &target,
         Update::Keep(to.lock()),
         "handing the accumulator over",
     )?;

@@ -8,6 +8,7 @@ use ckb_mmr_sdk::chain::progress;
 use ckb_mmr_sdk::deploy::{self, CodeRef, DeploymentRow};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::mmr_cell::{self, Spend};
+use ckb_mmr_sdk::ring::{self, Located};
 use ckb_mmr_sdk::rpc::{CallError, IndexedCell, POOL_DUPLICATED};
 use ckb_mmr_sdk::wallet::Wallet;
 use ckb_mmr_sdk::weight;
@@ -121,6 +122,11 @@ pub struct SpendArgs {
     /// With --acc: the accumulator's type script binary
     #[arg(long, value_name = "FILE")]
     pub type_script_binary: Option<String>,
+    /// With --acc on a ring: give up (exit 14) when no spend has committed after SECS; the
+    /// spend is rebuilt on the newest snapshot as often as an append consumes its dep
+    #[arg(long, value_name = "SECS", default_value_t = 600,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub time_limit: u64,
     #[command(flatten)]
     pub client: Client,
 }
@@ -219,7 +225,11 @@ pub fn lock(a: &LockArgs) -> Result<()> {
             None,
         ),
         (None, Some(acc_code), Some(type_id)) => {
-            let acc = accumulator::find(&chain, acc_code.code_hash(&chain)?, type_id)?;
+            // A ring's cells all carry its type hash: the lock follows the ring.
+            let acc = match ring::locate(&chain, acc_code.code_hash(&chain)?, type_id)? {
+                Located::Plain(acc) => acc,
+                Located::Ring(r) => r.head,
+            };
             let lock = acc.reference_lock(&code, mode);
             let args = lock.args().raw_data().to_vec();
             (lock, args, None, None, Some(hex(&acc.type_hash())))
@@ -326,6 +336,49 @@ fn spend_by_reference(a: &SpendArgs, type_id: [u8; 32]) -> Result<()> {
     let wallet = Wallet::new(&chain, &key, fee_rate);
     let deployment = verifier_deployment(&wallet, &code, binary, a.code_dep.clone())?;
     let code_hash = acc_code.code_hash(&chain)?;
+    if let Located::Ring(r) = ring::locate(&chain, code_hash, type_id)? {
+        // A ring: the spender takes the newest committed snapshot, and rebuilds on the newest
+        // again whenever an append consumed it, until the time limit.
+        let limit = std::time::Duration::from_secs(a.time_limit);
+        let mut cell = None;
+        let spent = ring::spend(&chain, code_hash, type_id, r.k, limit, |snapshot| {
+            source.refresh()?;
+            let w = source.prove(snapshot, &indexes)?;
+            if mode == Mode::Owner {
+                mmr_cell::check_owner(&wallet, &w)?;
+            }
+            let lock = snapshot.reference_lock(&code, mode);
+            let c = pick_cell(&wallet, &lock, a.cell.clone(), &lock.args().raw_data())?;
+            let built = Spend::new(c.clone(), deployment.clone(), &w, format, mode)?
+                .with_dep(snapshot.cell_dep())
+                .build(&wallet)?;
+            if let Some(path) = &a.save_tx {
+                save_tx(path, &built.tx)?;
+            }
+            cell = Some(c);
+            Ok(built)
+        })?;
+        let cell = cell.expect("a spend was built");
+        let cycles = chain.rpc.transaction(&spent.hash)?.and_then(|t| t.cycles);
+        let size = spent.built.size();
+        let row = SpendRow {
+            tx_hash: format!("{:#x}", spent.hash),
+            status: "committed",
+            cycles,
+            tx_bytes: size,
+            weight: cycles.map(|c| weight::weight(size, c)),
+            fee_shannons: spent.built.fee,
+            spent: out_point_text(&cell.out_point),
+            by_reference: Some(ByReferenceRow {
+                accumulator: out_point_text(&spent.snapshot.cell.out_point),
+                root: hex(&spent.snapshot.commitment.root),
+                mmr_size: spent.snapshot.commitment.mmr_size,
+                rebuilt: spent.rebuilds,
+            }),
+        };
+        print(a.client.read.json, &row);
+        return Ok(());
+    }
     let mut attempt = 0;
     loop {
         let acc = accumulator::find(&chain, code_hash, type_id)?;
