@@ -46,7 +46,10 @@ enum Command {
     /// One leaf appended to an accumulator in each of --blocks blocks, while --spends spends
     /// of cells locked by reference to it (every verifier, plain and owner mode) arrive at
     /// random moments from --clients threads, rebuilt whenever the node refuses or drops them.
-    /// Prints the table and writes the JSON report (docs/concurrency.md, "Under load").
+    /// By default the accumulator is a ring of --ring K snapshots and the clients take its
+    /// newest committed one (--dep ring); --dep committed and --dep tip run a plain
+    /// accumulator for comparison. Prints the table and writes the JSON report
+    /// (docs/concurrency.md, "Under load").
     Load(local::LoadArgs),
     /// A code cell holding BINARY, locked by the key
     ///

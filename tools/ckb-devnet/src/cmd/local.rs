@@ -77,12 +77,23 @@ pub struct LoadArgs {
     /// Seeds the spends' keys and arrival moments
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
-    /// The accumulator cell the clients take as their dep: the committed one (the indexer's),
-    /// or the tip (the newest, pooled appends included)
-    #[arg(long, value_name = "WHICH", default_value = "committed",
-          value_parser = ["committed", "tip"])]
+    /// The accumulator and the cell the clients take as their dep: ring (a ring of --ring K
+    /// snapshots, the newest committed one), or a plain accumulator's committed cell (the
+    /// indexer's) or tip (the newest, pooled appends included), for comparison
+    #[arg(long, value_name = "WHICH", default_value = "ring",
+          value_parser = ["ring", "committed", "tip"])]
     pub dep: String,
-    /// Rewrite FILE's load-table (with --dep tip: load-tip-table) section with the run's table
+    /// With --dep ring: the ring's K, 2 to 32
+    #[arg(long, value_name = "K", default_value_t = 8,
+          value_parser = clap::value_parser!(u8).range(2..=32))]
+    pub ring: u8,
+    /// When the admin sends each append: at the start of the block interval, or at a random
+    /// moment within it (--seed)
+    #[arg(long, value_name = "WHEN", default_value = "start",
+          value_parser = ["start", "random"])]
+    pub append_at: String,
+    /// Rewrite FILE's table section for the run's --dep (load-ring-table, load-table,
+    /// load-tip-table) with the run's table
     #[arg(long, value_name = "FILE")]
     pub doc: Option<String>,
     /// Run nothing: print (and with --doc write) the table of this earlier report
@@ -211,10 +222,16 @@ pub fn load(a: &LoadArgs) -> Result<()> {
         clients: a.clients as usize,
         block_ms: a.block_ms,
         seed: a.seed,
-        dep: if a.dep == "tip" {
-            ckb_devnet::load::Dep::Tip
+        dep: match a.dep.as_str() {
+            "tip" => ckb_devnet::load::Dep::Tip,
+            "committed" => ckb_devnet::load::Dep::Committed,
+            _ => ckb_devnet::load::Dep::Ring,
+        },
+        ring_k: a.ring,
+        append_at: if a.append_at == "random" {
+            ckb_devnet::load::AppendAt::Random
         } else {
-            ckb_devnet::load::Dep::Committed
+            ckb_devnet::load::AppendAt::Start
         },
     };
     if let Some(path) = &a.from_report {
@@ -252,7 +269,8 @@ fn read_text(path: &str) -> Result<String> {
     })
 }
 
-/// Rewrites `doc`'s table section for the report's dep (`load-table`, `load-tip-table`), when
+/// Rewrites `doc`'s table section for the report's dep (`load-ring-table`, `load-table`,
+/// `load-tip-table`), when
 /// there is a `doc`.
 fn write_load_table(report: &ckb_devnet::load::LoadReport, doc: Option<&str>) -> Result<()> {
     let Some(doc) = doc else { return Ok(()) };

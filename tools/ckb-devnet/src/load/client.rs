@@ -5,6 +5,11 @@
 //! `Unknown`), the spend is rebuilt once the chain has moved on a block; when an accepted spend
 //! later ends `rejected`, it is rebuilt at once (docs/concurrency.md, "What a client does").
 //!
+//! With `--dep ring` (the default) the accumulator is a ring and the client takes its newest
+//! committed snapshot (`ckb_mmr_sdk::ring`): the K - 1 appends after the one that wrote it
+//! leave it live, so a spend sent within that window commits; one refused anyway (its snapshot
+//! consumed) prints the spender's line and is rebuilt once the chain has moved on a block.
+//!
 //! With `--dep tip` the client takes the newest accumulator cell instead, pooled appends
 //! included (`ckb_mmr_sdk::pool_tip`), and proves against its root; a refusal then means an
 //! append came between the lookup and the send, so the spend is rebuilt after `TIP_RETRY`
@@ -20,6 +25,7 @@ use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::key::Key;
 use ckb_mmr_sdk::mmr_cell::{self, Spend};
 use ckb_mmr_sdk::pool_tip::PoolFollower;
+use ckb_mmr_sdk::ring;
 use ckb_mmr_sdk::rpc::{CallError, POOL_DUPLICATED};
 use ckb_mmr_sdk::wallet::{Built, Wallet, DEFAULT_FEE_RATE};
 use ckb_mmr_sdk::{hex, weight, Mode};
@@ -179,6 +185,14 @@ fn submit(
             let leaves = t.leaves(&admin_leaves)?;
             (t.tip, leaves, !t.pooled.is_empty())
         }
+        Dep::Ring => {
+            // The spender of docs/concurrency-design.md: the committed snapshot with the
+            // largest mmr_size, proved against its own root and size.
+            chain.wait_indexer()?;
+            let k = s.ring.as_ref().map_or(ring::DEFAULT_K, |r| r.k);
+            let r = ring::find(chain, s.acc_code.data_hash, s.acc.type_id, k)?;
+            (r.newest().clone(), admin_leaves, false)
+        }
     };
     let source = Leaves::File {
         path: "the client's leaves".into(),
@@ -210,6 +224,15 @@ fn submit(
             r.state = sent(hash, built, acc, pooled_dep);
         }
         Err(CallError::Node(e)) if accumulator::is_dead_cell(&e) => {
+            if let Some(k) = acc.ring_k {
+                if ring::names_consumed(&e.message, &acc.cell.out_point) {
+                    progress(&format!(
+                        "load: spend {}: {}",
+                        r.plan.spend,
+                        ring::consumed_line(&acc.cell.out_point, k)
+                    ));
+                }
+            }
             if e.message.contains("Dead(") {
                 r.row.refused_dead += 1;
             } else {

@@ -4,15 +4,17 @@
 //! After the last append, blocks at the same pace until every spend has committed (or a limit).
 
 use super::setup::Setup;
-use super::{Options, Shared};
+use super::{AppendAt, Options, Shared};
 use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::ring::{self, Ring};
 use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{Built, Pay, Wallet, DEFAULT_FEE_RATE};
 use ckb_mmr_sdk::{hex, Mode};
 use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
 use mmr_accumulator::Commitment;
+use rand::{rngs::StdRng, Rng, SeedableRng};
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -70,7 +72,9 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
     let code_hash = s.acc_code.data_hash;
     let start_tip = chain.rpc.tip_block_number()?;
     let mut acc = s.acc.clone();
+    let mut ring = s.ring.clone();
     let mut fee_cell = s.fee_cell.clone();
+    let mut rng = StdRng::seed_from_u64(o.seed ^ 0x6170_7065_6e64);
     let mut history = vec![acc.commitment];
     let mut flights: Vec<InFlight> = Vec::new();
     let mut committed_in: Vec<Option<u64>> = Vec::new();
@@ -79,18 +83,31 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
         if shared.stopped() {
             return Err(Error::Scenario("a client failed; the load stopped".into()));
         }
+        // Sent right after the block before, or at a random moment of the interval.
+        let offset = match o.append_at {
+            AppendAt::Start => Duration::ZERO,
+            AppendAt::Random => Duration::from_millis(rng.gen_range(0..o.block_ms.max(1))),
+        };
+        std::thread::sleep(offset);
         let leaves = {
             let mut all = shared.leaves.write().expect("leaves lock");
             all.push(leaf(i));
             all.clone()
         };
-        let built = append(&wallet, s, &acc, &fee_cell, &leaves)?;
+        let built = append(&wallet, s, &acc, ring.as_ref(), &fee_cell, &leaves)?;
         chain.send(&built.tx)?;
-        acc = accumulator::after(code_hash, &built)?;
+        match &mut ring {
+            Some(r) => {
+                *r = r.after(&built.tx)?;
+                acc = r.head.clone();
+            }
+            None => acc = accumulator::after(code_hash, &built)?,
+        }
         history.push(acc.commitment);
+        let fee_at = built.tx.raw().outputs().len() - 1;
         fee_cell = IndexedCell {
-            out_point: packed::OutPoint::new(built.tx.calc_tx_hash(), 1),
-            output: built.tx.raw().outputs().get(1).expect("the fee cell"),
+            out_point: packed::OutPoint::new(built.tx.calc_tx_hash(), fee_at as u32),
+            output: built.tx.raw().outputs().get(fee_at).expect("the fee cell"),
             data: Some(Vec::new()),
         };
         flights.push(InFlight {
@@ -101,7 +118,7 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
         // The append sent two blocks ago was proposed by the block before last: due now.
         let due = (i >= 2).then(|| &flights[i as usize - 2].hash);
         wait_template(chain, &flights[i as usize].short_id, due)?;
-        std::thread::sleep(pause);
+        std::thread::sleep(pause.saturating_sub(offset));
         mine_one(chain)?;
         track(chain, &flights, &mut committed_in)?;
     }
@@ -137,22 +154,28 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
 }
 
 /// Append one leaf, spending the accumulator cell `acc` (perhaps still an output of a pooled
-/// append) and the admin's fee cell (likewise), which pays the fee and comes back as output 1.
-/// Neither input comes from the indexer, which sees neither until it is committed.
+/// append; with a ring, its head and oldest snapshot) and the admin's fee cell (likewise), which
+/// pays the fee and comes back as the last output. No input comes from the indexer, which sees
+/// none until it is committed.
 fn append(
     wallet: &Wallet,
     s: &Setup,
     acc: &Accumulator,
+    ring: Option<&Ring>,
     fee_cell: &IndexedCell,
     leaves: &[[u8; 32]],
 ) -> Result<Built> {
     let (new, lock, payload) = Update::Append(leaves).parts(acc)?;
-    let mut draft = accumulator::update_draft(acc, &s.acc_code, &new, lock, &payload);
+    let mut draft = match ring {
+        Some(r) => ring::step_draft(r, &s.acc_code, &new, &payload)?,
+        None => accumulator::update_draft(acc, &s.acc_code, &new, lock, &payload),
+    };
     draft
         .inputs
         .push((fee_cell.out_point.clone(), fee_cell.output.clone()));
     draft.outputs.push((fee_cell.output.clone(), Bytes::new()));
-    wallet.complete(draft, Pay::FromOutput(1))
+    let fee_at = draft.outputs.len() - 1;
+    wallet.complete(draft, Pay::FromOutput(fee_at))
 }
 
 /// `generate_block`, refused by no dev chain: its error is the run's.

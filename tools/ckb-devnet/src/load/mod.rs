@@ -1,8 +1,10 @@
 //! `ckb-devnet load`: the accumulator under load on a fresh dev chain. One admin appends one
 //! leaf in every block while clients spend cells locked by reference to it, at random moments,
 //! through the SDK's by-reference spend path (find the accumulator, prove against its root,
-//! take it as a cell dep, rebuild when the node refuses or drops the spend). A measurement of
-//! today's design, reported as JSON (docs/concurrency.md, "Under load").
+//! take it as a cell dep, rebuild when the node refuses or drops the spend). By default the
+//! accumulator is a ring and the clients take its newest committed snapshot (`--dep ring`);
+//! `--dep committed` and `--dep tip` measure a plain accumulator's clients for comparison.
+//! Reported as JSON (docs/concurrency.md, "Under load").
 //!
 //! The miner is this process: it calls `generate_block` at a fixed pace, and before each
 //! block it sends the next append and waits until the node's template proposes it, so the
@@ -30,8 +32,11 @@ use std::time::Instant;
 /// Which accumulator cell a client takes as its spend's dep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Dep {
-    /// The committed cell, as the indexer shows it (the SDK's `accumulator::find`).
+    /// The accumulator is a ring (docs/concurrency-design.md section 3): the ring's newest
+    /// committed snapshot (`ckb_mmr_sdk::ring`), which the next K - 1 appends leave live.
     #[default]
+    Ring,
+    /// The committed cell, as the indexer shows it (the SDK's `accumulator::find`).
     Committed,
     /// The newest cell, pooled appends included (`ckb_mmr_sdk::pool_tip`), with a proof against
     /// its root.
@@ -41,8 +46,29 @@ pub enum Dep {
 impl Dep {
     pub fn name(self) -> &'static str {
         match self {
+            Dep::Ring => "ring",
             Dep::Committed => "committed",
             Dep::Tip => "tip",
+        }
+    }
+}
+
+/// When in the block interval the admin sends each append.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AppendAt {
+    /// Right after the block before: the whole interval between it and the next block.
+    #[default]
+    Start,
+    /// At a random moment within the interval (`--seed`), so spends meet appends sent at any
+    /// time, not only right after a block.
+    Random,
+}
+
+impl AppendAt {
+    pub fn name(self) -> &'static str {
+        match self {
+            AppendAt::Start => "start",
+            AppendAt::Random => "random",
         }
     }
 }
@@ -62,6 +88,10 @@ pub struct Options {
     pub seed: u64,
     /// The accumulator cell the clients take as their dep.
     pub dep: Dep,
+    /// With `Dep::Ring`: the ring's K.
+    pub ring_k: u8,
+    /// When the admin sends each append.
+    pub append_at: AppendAt,
 }
 
 impl Default for Options {
@@ -72,7 +102,9 @@ impl Default for Options {
             clients: 4,
             block_ms: 1000,
             seed: 1,
-            dep: Dep::Committed,
+            dep: Dep::Ring,
+            ring_k: ckb_mmr_sdk::ring::DEFAULT_K,
+            append_at: AppendAt::Start,
         }
     }
 }
@@ -139,13 +171,17 @@ fn run_on(rpc_url: &str, binaries: &setup::Binaries, o: &Options) -> Result<Load
     chain.next_block()?;
     chain.wait_indexer()?;
     let s = setup::prepare(&chain, binaries, o)?;
+    let dep = match o.dep {
+        Dep::Ring => format!("the newest snapshot of a ring of K = {}", o.ring_k),
+        d => format!("the {} accumulator cell", d.name()),
+    };
     progress(&format!(
-        "load: {} appends, {} spends from {} clients taking the {} accumulator cell, a block \
-         every {} ms or more",
+        "load: {} appends (sent at the {} of the interval), {} spends from {} clients taking \
+         {dep}, a block every {} ms or more",
         o.blocks,
+        o.append_at.name(),
         o.spends,
         o.clients,
-        o.dep.name(),
         o.block_ms
     ));
     let shared = Shared {

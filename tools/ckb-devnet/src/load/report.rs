@@ -2,7 +2,7 @@
 
 use super::miner::{mode_name, Appended};
 use super::setup::{Planned, Setup};
-use super::{Dep, Options, VERIFIERS};
+use super::{AppendAt, Dep, Options, VERIFIERS};
 use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::hex;
@@ -16,6 +16,13 @@ use std::collections::HashMap;
 pub const DOC_BLOCK: &str = "load-table";
 /// The docs block of a run whose clients take the newest cell, pooled appends included.
 pub const TIP_DOC_BLOCK: &str = "load-tip-table";
+/// The docs block of a run on a ring, clients taking its newest committed snapshot.
+pub const RING_DOC_BLOCK: &str = "load-ring-table";
+
+/// A report written before the appender could send at random moments sent at the start.
+fn start() -> String {
+    AppendAt::Start.name().into()
+}
 
 /// A report written before clients could follow the pool took the committed cell.
 fn committed() -> String {
@@ -128,6 +135,12 @@ pub struct LoadReport {
     /// newest, pooled appends included).
     #[serde(default = "committed")]
     pub dep: String,
+    /// With `dep` ring: the ring's K (its snapshots survive K - 1 appends).
+    #[serde(default)]
+    pub ring_k: Option<u8>,
+    /// When the admin sent each append: `start` of the block interval or a `random` moment.
+    #[serde(default = "start")]
+    pub append_at: String,
     /// Committed spends whose dep was the output of a pooled transaction when built.
     #[serde(default)]
     pub pooled_deps: usize,
@@ -215,6 +228,8 @@ impl LoadReport {
             verifiers: VERIFIERS.iter().map(|v| v.name().to_string()).collect(),
             modes: vec!["plain".into(), "owner".into()],
             dep: o.dep.name().into(),
+            ring_k: (o.dep == Dep::Ring).then_some(o.ring_k),
+            append_at: o.append_at.name().into(),
             pooled_deps: done.iter().filter(|r| r.pooled_dep == Some(true)).count(),
             committed_while_appending: done
                 .iter()
@@ -298,6 +313,11 @@ impl LoadReport {
                 "accumulator cell the clients take as dep",
                 if self.dep == Dep::Tip.name() {
                     "the newest, pooled appends included".into()
+                } else if self.dep == Dep::Ring.name() {
+                    format!(
+                        "a ring's newest committed snapshot (K = {})",
+                        self.ring_k.unwrap_or(0)
+                    )
                 } else {
                     "the committed one (indexer)".into()
                 },
@@ -346,6 +366,18 @@ impl LoadReport {
                 format!("{:.2}, {:.2}", l.start[0], l.end[0]),
             ),
         ];
+        // Only a run with appends at random moments says so: the earlier tables stay as they
+        // were rendered.
+        let mut rows = rows;
+        if self.append_at != AppendAt::Start.name() {
+            rows.insert(
+                4,
+                (
+                    "appends sent",
+                    "at a random moment of each block interval".into(),
+                ),
+            );
+        }
         for (k, v) in rows {
             t.push_str(&format!("| {k} | {v} |\n"));
         }
@@ -378,6 +410,8 @@ impl LoadReport {
     pub fn doc_block(&self) -> &'static str {
         if self.dep == Dep::Tip.name() {
             TIP_DOC_BLOCK
+        } else if self.dep == Dep::Ring.name() {
+            RING_DOC_BLOCK
         } else {
             DOC_BLOCK
         }

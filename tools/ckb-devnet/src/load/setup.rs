@@ -2,7 +2,7 @@
 //! created, one cell locked by reference per spend, the owners' and the admin's fee cells, and
 //! the plan (which client sends which spend, with which verifier and mode, and when).
 
-use super::{Options, VERIFIERS};
+use super::{Dep, Options, VERIFIERS};
 use crate::scenario::Verifier;
 use ckb_mmr_sdk::accumulator::{self, Accumulator};
 use ckb_mmr_sdk::chain::{progress, Chain};
@@ -10,6 +10,7 @@ use ckb_mmr_sdk::deploy::{self, Deployment};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::key::{Key, DEV_KEY};
 use ckb_mmr_sdk::mmr_cell::DEFAULT_CELL_CAPACITY;
+use ckb_mmr_sdk::ring::{self, Ring};
 use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{exact_output, Draft, Pay, Wallet, DEFAULT_FEE_RATE, SHANNONS_PER_CKB};
 use ckb_mmr_sdk::{hex, Mode};
@@ -62,8 +63,10 @@ pub struct Planned {
 pub struct Setup {
     pub verifiers: Vec<(Verifier, Deployment)>,
     pub acc_code: Deployment,
-    /// The accumulator as created.
+    /// The accumulator as created (a ring's head: its type hash is the ring's).
     pub acc: Accumulator,
+    /// The ring as created, with `Dep::Ring`.
+    pub ring: Option<Ring>,
     pub leaves: Vec<[u8; 32]>,
     pub admin: Key,
     /// The admin's fee cell (the first append spends it).
@@ -127,10 +130,24 @@ pub fn prepare(chain: &Chain, binaries: &Binaries, o: &Options) -> Result<Setup>
             accumulator::max_leaves_per_tx(0)
         )));
     }
-    let draft = accumulator::create_draft(&acc_code, admin.lock(), &leaves)?;
-    let built = accumulator::complete(&payer, draft)?;
-    accumulator::send(&payer, &built, "load: creating the accumulator")?;
-    let acc = accumulator::after(acc_code.data_hash, &built)?;
+    let (acc, ring) = if o.dep == Dep::Ring {
+        let draft = ring::create_draft(
+            &acc_code,
+            admin.lock(),
+            o.ring_k,
+            ring::Creation::Create(&leaves),
+        )?;
+        let built = accumulator::complete(&payer, draft)?;
+        let what = format!("load: creating a ring of K = {}", o.ring_k);
+        accumulator::send(&payer, &built, &what)?;
+        let r = ring::after_creation(acc_code.data_hash, &built)?;
+        (r.head.clone(), Some(r))
+    } else {
+        let draft = accumulator::create_draft(&acc_code, admin.lock(), &leaves)?;
+        let built = accumulator::complete(&payer, draft)?;
+        accumulator::send(&payer, &built, "load: creating the accumulator")?;
+        (accumulator::after(acc_code.data_hash, &built)?, None)
+    };
 
     let kinds: Vec<(Verifier, Mode)> = (0..o.spends).map(kind).collect();
     let locks: Vec<packed::Script> = kinds
@@ -186,6 +203,7 @@ pub fn prepare(chain: &Chain, binaries: &Binaries, o: &Options) -> Result<Setup>
         verifiers,
         acc_code,
         acc,
+        ring,
         leaves,
         admin,
         fee_cell,
