@@ -23,16 +23,11 @@ use mmr_accumulator::{build, tag, Commitment, COMMITMENT_LEN};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-/// The smallest and largest K the type script accepts (else -100 `RingArgs`).
-pub const MIN_K: u8 = 2;
-pub const MAX_K: u8 = 32;
+/// The smallest and largest K the type script accepts (else -100 `RingArgs`), and the head's
+/// data length `40 + 8 (K - 1)`: the contract's own core's.
+pub use mmr_accumulator::ring::{head_len, MAX_K, MIN_K};
 /// The K tools and the load scenario use unless told otherwise.
 pub const DEFAULT_K: u8 = 8;
-
-/// The head's data length: `root || mmr_size || older[K - 1]`.
-pub fn head_len(k: u8) -> usize {
-    COMMITMENT_LEN + 8 * (usize::from(k.max(1)) - 1)
-}
 
 /// `k` if the type script accepts it, else a usage error.
 pub fn check_k(k: u8) -> Result<u8> {
@@ -667,6 +662,42 @@ mod tests {
         assert_eq!(s.args().raw_data()[32], 8);
     }
 
+    /// The contract's core (rules 1 and 3-6) on a drafted transaction's ring cells, all under
+    /// one lock.
+    fn core_accepts(
+        k: u8,
+        inputs: &[IndexedCell],
+        d: &Draft,
+    ) -> std::result::Result<(), mmr_accumulator::Error> {
+        use mmr_accumulator::ring::{verify_ring, RingCell};
+        let lock = [9u8; 32];
+        let ins: Vec<Vec<u8>> = inputs.iter().map(|c| c.data.clone().unwrap()).collect();
+        let outs: Vec<Vec<u8>> = d.outputs.iter().map(|o| o.1.to_vec()).collect();
+        let ins: Vec<RingCell> = ins
+            .iter()
+            .map(|d| RingCell {
+                data: d,
+                lock_hash: &lock,
+            })
+            .collect();
+        let outs: Vec<RingCell> = outs
+            .iter()
+            .map(|d| RingCell {
+                data: d,
+                lock_hash: &lock,
+            })
+            .collect();
+        let w = packed::WitnessArgs::from_slice(&d.witnesses[0]).unwrap();
+        let payload = if inputs.is_empty() {
+            w.output_type()
+        } else {
+            w.input_type()
+        };
+        let payload = payload.to_opt().unwrap().raw_data();
+        let mut ws = mmr_accumulator::Workspace::new();
+        verify_ring::<Host>(&mut ws, k, &ins, &outs, &payload)
+    }
+
     /// Creation, then appends: the ring keeps K snapshots holding its last K states, the head's
     /// `older` is the other K - 1 sizes oldest first, the step consumes the oldest, and every
     /// snapshot's type hash is the ring's.
@@ -678,6 +709,7 @@ mod tests {
         let d = create_draft(&code(), lock.clone(), k, Creation::Create(&all[..3])).unwrap();
         assert_eq!(d.outputs.len(), usize::from(k) + 1);
         assert_eq!(d.outputs[0].1.len(), head_len(k));
+        assert_eq!(core_accepts(k, &[], &d), Ok(()));
         let tx = tx_of(&d, Some(packed::CellInput::default()));
         let script = tx.raw().outputs().get(0).unwrap().type_().to_opt().unwrap();
         let type_id: [u8; 32] = script.args().raw_data()[..32].try_into().unwrap();
@@ -697,6 +729,12 @@ mod tests {
             let oldest = ring.oldest().unwrap().cell.out_point.clone();
             let d = step_draft(&ring, &code(), &new, &payload).unwrap();
             assert_eq!(d.inputs[1].0.as_slice(), oldest.as_slice());
+            let consumed = [ring.head.cell.clone(), ring.oldest().unwrap().cell.clone()];
+            assert_eq!(
+                core_accepts(k, &consumed, &d),
+                Ok(()),
+                "append to {n} leaves"
+            );
             let tx = tx_of(&d, None);
             ring = ring.after(&tx).unwrap();
             states.push(new);
@@ -735,6 +773,7 @@ mod tests {
             .args(Bytes::from(vec![1u8; 20]).pack())
             .build();
         let d = keep_draft(&ring, &code(), &other);
+        assert_eq!(core_accepts(k, &ring.cells(), &d), Ok(()));
         let kept = ring.after(&tx_of(&d, None)).unwrap();
         assert_eq!(kept.head.commitment, ring.head.commitment);
         assert_eq!(kept.older, ring.older);
@@ -755,6 +794,7 @@ mod tests {
             Creation::Import(accumulator::commitment(&leaves(5)).unwrap()),
         )
         .unwrap();
+        assert_eq!(core_accepts(k, &[], &d), Ok(()));
         let tx = tx_of(&d, Some(packed::CellInput::default()));
         let script = tx.raw().outputs().get(0).unwrap().type_().to_opt().unwrap();
         let cells = ring_outputs(&tx, &script);
