@@ -251,12 +251,13 @@ impl Ring {
         self.head.reference_lock(code, mode)
     }
 
-    /// The snapshot a spend takes: the largest mmr_size (right after creation all are equal:
-    /// the first).
+    /// The snapshot a spend takes: the largest mmr_size. Right after creation all are equal:
+    /// the last, since [`Ring::oldest`] takes the first, so the spend's dep is the tie the
+    /// K-th append consumes, not the first.
     pub fn newest(&self) -> &Accumulator {
         let mut best = &self.snapshots[0];
         for s in &self.snapshots[1..] {
-            if s.commitment.mmr_size > best.commitment.mmr_size {
+            if s.commitment.mmr_size >= best.commitment.mmr_size {
                 best = s;
             }
         }
