@@ -28,9 +28,9 @@
 #                                           with all three verifiers on the real node's tx pool;
 #                                           table + build/devnet/report.json, then stops the node
 #   ./build.sh devnet start | stop          keep a dev chain running for you (prints its RPC URL)
-#   ./build.sh devnet load                  one append a block for 200 blocks while 50 spends by
-#                                           reference race it from 4 clients; build/load/report.json,
-#                                           the table in docs/concurrency.md
+#   ./build.sh devnet load                  one append a block to a ring (K = 8) for 200 blocks while
+#                                           50 spends by reference race it from 4 clients;
+#                                           build/load/report.json, the table in docs/concurrency.md
 #   ./build.sh scale [--leaves 1e6,1e7,1e8] the MMR store at scale, Rust then TypeScript: append
 #                                           rate, proofs of 1 and 100 leaves, peak memory, the
 #                                           one-core merge rate; build/scale/{rust,ts}.json, a table;

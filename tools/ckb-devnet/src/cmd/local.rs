@@ -92,6 +92,10 @@ pub struct LoadArgs {
     #[arg(long, value_name = "WHEN", default_value = "start",
           value_parser = ["start", "random"])]
     pub append_at: String,
+    /// A griefing client: before each append it lists the cell the append will consume as a
+    /// cell dep, then replaces itself by RBF, evicting the append (the admin resends it)
+    #[arg(long)]
+    pub griefer: bool,
     /// Rewrite FILE's table section for the run's --dep (load-ring-table, load-table,
     /// load-tip-table) with the run's table
     #[arg(long, value_name = "FILE")]
@@ -233,6 +237,7 @@ pub fn load(a: &LoadArgs) -> Result<()> {
         } else {
             ckb_devnet::load::AppendAt::Start
         },
+        griefer: a.griefer,
     };
     if let Some(path) = &a.from_report {
         let text = read_text(path)?;

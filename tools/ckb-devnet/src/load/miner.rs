@@ -32,12 +32,18 @@ pub struct Appended {
     /// The tip when the load began, and when it ended.
     pub start_tip: u64,
     pub end_tip: u64,
+    /// Appends sent again after an RBF replacement of a pooled parent evicted them.
+    pub resent: u64,
+    /// With `--griefer`: what it did.
+    pub griefed: Option<super::griefer::Griefed>,
 }
 
 /// An append in flight.
 struct InFlight {
     hash: H256,
     short_id: String,
+    /// Sent again when a griefer's replacement evicted it (RBFRejected).
+    tx: packed::Transaction,
 }
 
 /// The leaf the admin appends `i`-th: distinct from the spends' lock hashes.
@@ -78,6 +84,7 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
     let mut history = vec![acc.commitment];
     let mut flights: Vec<InFlight> = Vec::new();
     let mut committed_in: Vec<Option<u64>> = Vec::new();
+    let mut resent = 0;
     let pause = Duration::from_millis(o.block_ms);
     for i in 0..o.blocks {
         if shared.stopped() {
@@ -103,6 +110,15 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
             }
             None => acc = accumulator::after(code_hash, &built)?,
         }
+        // What the next append will consume, for a griefer to list (a pool reader's view).
+        *shared.next_consumed.lock().expect("targets lock") = match &ring {
+            Some(r) => vec![
+                r.head.cell.out_point.clone(),
+                r.oldest()?.cell.out_point.clone(),
+            ],
+            None => vec![acc.cell.out_point.clone()],
+        };
+        shared.appends_sent.fetch_add(1, Ordering::SeqCst);
         history.push(acc.commitment);
         let fee_at = built.tx.raw().outputs().len() - 1;
         fee_cell = IndexedCell {
@@ -113,14 +129,15 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
         flights.push(InFlight {
             hash: built.tx.calc_tx_hash().unpack(),
             short_id: hex(built.tx.clone().into_view().proposal_short_id().as_slice()),
+            tx: built.tx.clone(),
         });
         committed_in.push(None);
         // The append sent two blocks ago was proposed by the block before last: due now.
         let due = (i >= 2).then(|| &flights[i as usize - 2].hash);
-        wait_template(chain, &flights[i as usize].short_id, due)?;
+        wait_template(chain, &flights[i as usize], due, o.griefer, &mut resent)?;
         std::thread::sleep(pause.saturating_sub(offset));
         mine_one(chain)?;
-        track(chain, &flights, &mut committed_in)?;
+        track(chain, &flights, &mut committed_in, &mut resent)?;
     }
     // Drain: the last appends commit, then the spends that waited for them. A spend needs three
     // blocks once accepted; the limit leaves room for every rebuild that may still come.
@@ -143,13 +160,15 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
         std::thread::sleep(pause);
         mine_one(chain)?;
         drain += 1;
-        track(chain, &flights, &mut committed_in)?;
+        track(chain, &flights, &mut committed_in, &mut resent)?;
     }
     Ok(Appended {
         history,
         committed_in,
         start_tip,
         end_tip: chain.rpc.tip_block_number()?,
+        resent,
+        griefed: None,
     })
 }
 
@@ -183,9 +202,32 @@ fn mine_one(chain: &Chain) -> Result<()> {
     chain.next_block()
 }
 
-/// Records the block of each append the node now reports committed; a rejected append ends
-/// the run (nothing in this load should make the node drop one).
-fn track(chain: &Chain, flights: &[InFlight], committed_in: &mut [Option<u64>]) -> Result<()> {
+/// Sends `f` again if an RBF replacement of a pooled parent evicted it (what a griefer does):
+/// true if it did.
+fn resend_if_replaced(chain: &Chain, f: &InFlight, v: &Value) -> Result<bool> {
+    let reason = v
+        .pointer("/tx_status/reason")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !reason.contains("RBFReject") {
+        return Ok(false);
+    }
+    progress(&format!(
+        "load: the append {:#x} was evicted ({reason}): sending it again",
+        f.hash
+    ));
+    chain.send(&f.tx)?;
+    Ok(true)
+}
+
+/// Records the block of each append the node now reports committed; an append evicted by an
+/// RBF replacement is sent again; any other rejection ends the run.
+fn track(
+    chain: &Chain,
+    flights: &[InFlight],
+    committed_in: &mut [Option<u64>],
+    resent: &mut u64,
+) -> Result<()> {
     for (f, slot) in flights.iter().zip(committed_in.iter_mut()) {
         if slot.is_some() {
             continue;
@@ -193,6 +235,7 @@ fn track(chain: &Chain, flights: &[InFlight], committed_in: &mut [Option<u64>]) 
         let (status, block, v) = status(chain, &f.hash)?;
         match status.as_str() {
             "committed" => *slot = block,
+            "rejected" if resend_if_replaced(chain, f, &v)? => *resent += 1,
             "rejected" => {
                 return Err(Error::Scenario(format!(
                     "the append {:#x} was rejected: {}",
@@ -208,22 +251,39 @@ fn track(chain: &Chain, flights: &[InFlight], committed_in: &mut [Option<u64>]) 
     Ok(())
 }
 
-/// Waits until the node's next block template proposes `short_id` and commits `due`.
-fn wait_template(chain: &Chain, short_id: &str, due: Option<&H256>) -> Result<()> {
+/// Waits until the node's next block template proposes `f` and commits `due`; with a
+/// griefer about, sends `f` again whenever a replacement evicted it meanwhile.
+fn wait_template(
+    chain: &Chain,
+    f: &InFlight,
+    due: Option<&H256>,
+    griefer: bool,
+    resent: &mut u64,
+) -> Result<()> {
+    let short_id = f.short_id.as_str();
     let start = Instant::now();
     let due = due.map(|h| format!("{h:#x}"));
     loop {
+        if griefer {
+            let (status, _, v) = status(chain, &f.hash)?;
+            if status == "rejected" && resend_if_replaced(chain, f, &v)? {
+                *resent += 1;
+            }
+        }
         let t = chain
             .rpc
             .call("get_block_template", json!([null, null, null]))?;
         let proposed = t["proposals"]
             .as_array()
             .is_some_and(|p| p.iter().any(|id| id.as_str() == Some(short_id)));
-        let commits = due.as_ref().is_none_or(|h| {
-            t["transactions"]
-                .as_array()
-                .is_some_and(|txs| txs.iter().any(|tx| tx["hash"].as_str() == Some(h)))
-        });
+        // A griefer's eviction can leave the due append pending again: then it is enough that
+        // the new one is proposed, and the report shows the blocks it cost.
+        let commits = griefer
+            || due.as_ref().is_none_or(|h| {
+                t["transactions"]
+                    .as_array()
+                    .is_some_and(|txs| txs.iter().any(|tx| tx["hash"].as_str() == Some(h)))
+            });
         if proposed && commits {
             return Ok(());
         }

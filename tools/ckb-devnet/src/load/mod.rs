@@ -14,19 +14,22 @@
 //! one before it while that one is still in the pool.
 
 mod client;
+mod griefer;
 mod miner;
 mod report;
 mod setup;
 
+pub use griefer::Griefed;
 pub use report::{CostRow, LoadAverage, LoadReport, SpendRow};
 
 use crate::fresh_chain::run_on_fresh_chain;
 use crate::scenario::Verifier;
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::error::{Error, Result};
+use ckb_types::packed;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
 /// Which accumulator cell a client takes as its spend's dep.
@@ -92,6 +95,9 @@ pub struct Options {
     pub ring_k: u8,
     /// When the admin sends each append.
     pub append_at: AppendAt,
+    /// A griefing client: before each append it lists the cell that append will consume as
+    /// a cell dep, then replaces itself by RBF once the append is pooled, evicting it.
+    pub griefer: bool,
 }
 
 impl Default for Options {
@@ -105,6 +111,7 @@ impl Default for Options {
             dep: Dep::Ring,
             ring_k: ckb_mmr_sdk::ring::DEFAULT_K,
             append_at: AppendAt::Start,
+            griefer: false,
         }
     }
 }
@@ -116,6 +123,10 @@ pub struct Shared {
     pub leaves: RwLock<Vec<[u8; 32]>>,
     /// Set when the run ends (done, or failed): every thread returns.
     pub stop: AtomicBool,
+    /// Appends the admin has sent, and the cells the next one will consume (a ring's head and
+    /// the snapshot due next; a plain accumulator's cell): what a griefer lists as its dep.
+    pub appends_sent: AtomicU64,
+    pub next_consumed: Mutex<Vec<packed::OutPoint>>,
     /// Spends committed, all clients together: the miner stops when all are.
     pub committed: AtomicUsize,
 }
@@ -187,6 +198,8 @@ fn run_on(rpc_url: &str, binaries: &setup::Binaries, o: &Options) -> Result<Load
     let shared = Shared {
         leaves: RwLock::new(s.leaves.clone()),
         stop: AtomicBool::new(false),
+        appends_sent: AtomicU64::new(0),
+        next_consumed: Mutex::new(Vec::new()),
         committed: AtomicUsize::new(0),
     };
     let start_tip = chain.rpc.tip_block_number()?;
@@ -210,8 +223,29 @@ fn run_on(rpc_url: &str, binaries: &setup::Binaries, o: &Options) -> Result<Load
                 })
             })
             .collect();
+        let griefer = s.griefer.as_ref().map(|(key, cell)| {
+            let shared = &shared;
+            scope.spawn(move || {
+                let out = griefer::run(rpc_url, shared, key, cell.clone(), o.blocks);
+                if out.is_err() {
+                    shared.stop.store(true, Ordering::SeqCst);
+                }
+                out
+            })
+        });
         let appended = miner::run(&chain, &shared, &s, o);
         shared.stop.store(true, Ordering::SeqCst);
+        let griefed = griefer.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(Error::Scenario("the griefer thread panicked".into())))
+        });
+        let appended = match (appended, griefed) {
+            (Ok(mut a), Some(g)) => g.map(|g| {
+                a.griefed = Some(g);
+                a
+            }),
+            (a, _) => a,
+        };
         let clients: Vec<Result<Vec<SpendRow>>> = handles
             .into_iter()
             .map(|h| {

@@ -22,6 +22,10 @@ use std::path::Path;
 const OWNER_CELL: u64 = 200 * SHANNONS_PER_CKB;
 /// The admin's fee cell, which every append spends and recreates less its fee.
 const FEE_CELL: u64 = 10_000 * SHANNONS_PER_CKB;
+/// The griefer's cell, which pays each of its transactions and their replacements.
+const GRIEFER_CELL: u64 = 1_000 * SHANNONS_PER_CKB;
+/// Mixed into the seed for the griefer's key, so it is no spend's.
+const GRIEFER_SEED: u64 = 0x6772_6965_6665_72;
 
 pub struct Binaries {
     verifiers: Vec<(Verifier, Vec<u8>)>,
@@ -71,6 +75,8 @@ pub struct Setup {
     pub admin: Key,
     /// The admin's fee cell (the first append spends it).
     pub fee_cell: IndexedCell,
+    /// With `--griefer`: its key and its own cell.
+    pub griefer: Option<(Key, IndexedCell)>,
     pub plan: Vec<Planned>,
 }
 
@@ -168,6 +174,14 @@ pub fn prepare(chain: &Chain, binaries: &Binaries, o: &Options) -> Result<Setup>
         .collect();
     outputs.push(cell_of(admin.lock(), FEE_CELL));
     let fee_at = outputs.len() - 1;
+    // The griefer's own cell, after the admin's: it pays every griefing transaction.
+    let griefer = match o.griefer {
+        true => Some(spend_key(o.seed ^ GRIEFER_SEED, 0)?),
+        false => None,
+    };
+    if let Some((_, key)) = &griefer {
+        outputs.push(cell_of(key.lock(), GRIEFER_CELL));
+    }
     let draft = Draft {
         outputs: outputs.clone(),
         ..Draft::default()
@@ -180,6 +194,14 @@ pub fn prepare(chain: &Chain, binaries: &Binaries, o: &Options) -> Result<Setup>
         output: outputs[fee_at].0.clone(),
         data: Some(Vec::new()),
     };
+    let griefer = griefer.map(|(_, key)| {
+        let cell = IndexedCell {
+            out_point: packed::OutPoint::new(hash.pack(), fee_at as u32 + 1),
+            output: outputs[fee_at + 1].0.clone(),
+            data: Some(Vec::new()),
+        };
+        (key, cell)
+    });
 
     let mut rng = StdRng::seed_from_u64(o.seed);
     let plan = cells
@@ -207,6 +229,7 @@ pub fn prepare(chain: &Chain, binaries: &Binaries, o: &Options) -> Result<Setup>
         leaves,
         admin,
         fee_cell,
+        griefer,
         plan,
     })
 }
