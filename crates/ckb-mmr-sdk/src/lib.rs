@@ -75,6 +75,8 @@
 //! the accumulator's type hash, so one proof against its current root spends them.
 //! [`acc_store`] keeps a persistent `mmr-store` in step with it. [`pool_tip`] finds the newest
 //! accumulator cell, pooled appends included, for spends while appends are in flight.
+//! [`ring`] makes the accumulator a ring of K snapshot cells that spends take as their dep
+//! while appends go on, and spends on its newest committed snapshot.
 //!
 //! ```no_run
 //! use ckb_mmr_sdk::accumulator::{self, Update};

@@ -25,7 +25,7 @@ const FEE_CELL: u64 = 10_000 * SHANNONS_PER_CKB;
 /// The griefer's cell, which pays each of its transactions and their replacements.
 const GRIEFER_CELL: u64 = 1_000 * SHANNONS_PER_CKB;
 /// Mixed into the seed for the griefer's key, so it is no spend's.
-const GRIEFER_SEED: u64 = 0x6772_6965_6665_72;
+const GRIEFER_SEED: u64 = 0x0067_7269_6566_6572;
 
 pub struct Binaries {
     verifiers: Vec<(Verifier, Vec<u8>)>,
