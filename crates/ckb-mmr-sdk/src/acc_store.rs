@@ -511,6 +511,66 @@ mod tests {
         (0..n).map(|i| [i + 1; 32]).collect()
     }
 
+    /// A ring's creation read as `acc sync` reads it: the head is the accumulator, and a
+    /// snapshot holding another state is the documented disagreement (20), not a panic.
+    #[test]
+    fn a_ring_step_is_read_at_the_head_and_its_snapshots_checked() {
+        use crate::deploy::{CodeRef, Deployment};
+        let code = Deployment {
+            out_point: packed::OutPoint::default(),
+            output: packed::CellOutput::default(),
+            data_hash: [7; 32],
+            code: CodeRef::Data2 { data_hash: [7; 32] },
+            created: false,
+            fee: 0,
+        };
+        let all = leaves(5);
+        let creation = crate::ring::Creation::Create(&all);
+        let draft =
+            crate::ring::create_draft(&code, packed::Script::default(), 3, creation).unwrap();
+        let script = crate::ring::type_script([7; 32], [0; 32], 3);
+        let tx = |tamper: bool| {
+            let outputs: Vec<packed::CellOutput> = draft
+                .outputs
+                .iter()
+                .map(|(o, _)| {
+                    o.clone()
+                        .as_builder()
+                        .type_(Some(script.clone()).pack())
+                        .build()
+                })
+                .collect();
+            let mut data: Vec<Vec<u8>> = draft.outputs.iter().map(|(_, d)| d.to_vec()).collect();
+            if tamper {
+                data[2][0] ^= 1;
+            }
+            let raw = packed::RawTransaction::new_builder()
+                .outputs(outputs.pack())
+                .outputs_data(
+                    data.iter()
+                        .map(|d| d.pack())
+                        .collect::<Vec<packed::Bytes>>()
+                        .pack(),
+                )
+                .build();
+            packed::Transaction::new_builder()
+                .raw(raw)
+                .witnesses(vec![draft.witnesses[0].pack()].pack())
+                .build()
+        };
+        let step = read_step(H256::default(), &tx(false), &script, None).unwrap();
+        assert_eq!(step.tag, tag::CREATE);
+        assert_eq!(step.leaves, all);
+        assert_eq!(step.commitment, accumulator::commitment(&all).unwrap());
+        let head_at: u32 = step.out_point.index().unpack();
+        assert_eq!(head_at, 0, "the head's output");
+        let e = read_step(H256::default(), &tx(true), &script, None)
+            .err()
+            .unwrap();
+        assert!(matches!(e, Error::StoreDisagrees(_)), "{e}");
+        assert_eq!(e.exit_code(), 20);
+    }
+
     #[test]
     fn carried_leaves_reads_create_and_append_bodies() {
         for n in 1..12u8 {

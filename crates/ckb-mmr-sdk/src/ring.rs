@@ -442,7 +442,7 @@ pub fn step_draft(
     payload: &[u8],
 ) -> Result<Draft> {
     let oldest = ring.oldest()?;
-    let mut older = ring.older[1..].to_vec();
+    let mut older = ring.older.get(1..).unwrap_or_default().to_vec();
     older.push(ring.head.commitment.mmr_size);
     let lock = ring.lock();
     let head_out = ring.head.cell.output.clone();

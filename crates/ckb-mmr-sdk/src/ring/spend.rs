@@ -23,7 +23,7 @@ pub fn consumed_line(op: &packed::OutPoint, k: u8) -> String {
     format!(
         "snapshot {} consumed: older than the ring's window of {} appends; rebuilding",
         out_point_text(op),
-        k - 1
+        k.saturating_sub(1)
     )
 }
 
