@@ -1,6 +1,6 @@
 //! The accumulator's MMR from a persistent store (crates/mmr-store) instead of a leaves file:
 //! `--store DIR` on `acc create|append|extend` and `spend --acc`, and `acc sync`, which
-//! rebuilds a store from the leaves the chain holds (docs/accumulator.md, "Sync from the
+//! rebuilds a store from the leaves the chain holds (docs/accumulator-guide.md, "Sync from the
 //! chain").
 //!
 //! Nothing built from a store is sent before it is checked against the chain: the store's

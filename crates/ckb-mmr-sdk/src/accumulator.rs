@@ -79,8 +79,7 @@ pub struct Accumulator {
     pub type_id: [u8; 32],
     pub commitment: Commitment,
     pub leaf_count: u64,
-    /// `Some(K)` for a snapshot (or the head) of a ring (docs/concurrency-design.md, section
-    /// 3): its type script's args are `type_id || K`.
+    /// `Some(K)` for a snapshot (or the head) of a ring (docs/accumulator.md, section 7): its type script's args are `type_id || K`.
     pub ring_k: Option<u8>,
 }
 

@@ -1,4 +1,4 @@
-//! The accumulator ring (docs/concurrency-design.md, section 3): a head and K snapshot cells
+//! The accumulator ring (docs/accumulator.md, section 7): a head and K snapshot cells
 //! under one accumulator type script whose args are `type_id || K`. The head holds the
 //! accumulator's state and the sizes of the other snapshots (`older`, oldest first); each
 //! snapshot holds one of the last K states, 40 bytes, and is what a by-reference spend takes as
@@ -150,14 +150,22 @@ pub fn parse(
     let mut head = accumulator::parse(as_40, code_hash, type_id)?;
     head.cell.data = Some(data);
     head.ring_k = Some(k);
-    let snapshots = snaps
+    let mut snapshots = snaps
         .into_iter()
         .map(|c| {
             let mut s = accumulator::parse(c, code_hash, type_id)?;
             s.ring_k = Some(k);
             Ok(s)
         })
-        .collect::<Result<_>>()?;
+        .collect::<Result<Vec<_>>>()?;
+    // Snapshots of equal size were written by one transaction (creation or KEEP): in output
+    // order, the appender consumes the first and the spender takes the last, whatever order
+    // the indexer lists them in (the TypeScript kit sorts the same way).
+    snapshots.sort_by_key(|s| {
+        let op = &s.cell.out_point;
+        let index: u32 = op.index().unpack();
+        (op.tx_hash().raw_data(), index)
+    });
     Ok(Ring {
         k,
         head,

@@ -225,7 +225,17 @@ export function ringFromCells(typeScript: Script, cells: readonly Cell[]): Ring 
     );
   }
   const head: RingHead = { cell: heads[0], ...parseRingHead(heads[0].outputData, k) };
-  const snapshots = cells.filter((c) => c !== heads[0]).map((cell) => ({ cell, ...parseAccumulatorData(cell.outputData) }));
+  // Snapshots of equal size were written by one transaction (creation or KEEP): in output
+  // order, the appender consumes the first and the spender takes the last, whatever order the
+  // indexer lists them in (the Rust SDK sorts the same way).
+  const byOutPoint = (x: Cell, y: Cell) => {
+    const [a, b] = [hexFrom(x.outPoint.txHash), hexFrom(y.outPoint.txHash)];
+    return a < b ? -1 : a > b ? 1 : Number(x.outPoint.index - y.outPoint.index);
+  };
+  const snapshots = cells
+    .filter((c) => c !== heads[0])
+    .sort(byOutPoint)
+    .map((cell) => ({ cell, ...parseAccumulatorData(cell.outputData) }));
   const want = [...head.older, head.mmrSize].sort((a, b) => a - b);
   const have = snapshots.map((s) => s.mmrSize).sort((a, b) => a - b);
   const newest = snapshots.find((s) => s.mmrSize === head.mmrSize);
@@ -249,13 +259,15 @@ export async function findRing(client: Client, code: AccumulatorCode, id: RingId
   return ringFromCells(typeScript, cells);
 }
 
-/** The snapshot with the largest mmr_size (the first such right after creation): the one a
- * spend proves against, K - 1 appends from being consumed. */
+/** The snapshot with the largest mmr_size (the last such right after creation, since the
+ * appender consumes the first): the one a spend proves against, K - 1 appends from being
+ * consumed. */
 export function newestSnapshot(ring: Ring): RingCell {
-  return ring.snapshots.reduce((best, s) => (s.mmrSize > best.mmrSize ? s : best));
+  return ring.snapshots.reduce((best, s) => (s.mmrSize >= best.mmrSize ? s : best));
 }
 
-/** The snapshot the next APPEND or EXTEND consumes: its size is the head's older[0]. */
+/** The snapshot the next APPEND or EXTEND consumes: its size is the head's older[0] (the
+ * first such, in out-point order). */
 export function oldestSnapshot(ring: Ring): RingCell {
   const oldest = ring.snapshots.find((s) => s.mmrSize === ring.head.older[0]);
   if (oldest === undefined) {

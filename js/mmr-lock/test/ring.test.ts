@@ -298,7 +298,13 @@ test("reading a ring: one head and K snapshots whose sizes are older and the hea
   refused(() => ringFromCells(ring.typeScript, [cells[0], cells[0], cells[1], cells[2]]), "BAD_ACCUMULATOR_DATA", /of which 2 not 40/);
   const odd = Cell.from({ ...cells[3], outputData: ringCreationData(commitmentAt(mmr, 6), 3).snapshot });
   refused(() => ringFromCells(ring.typeScript, [...cells.slice(0, 3), odd]), "BAD_ACCUMULATOR_DATA", /sizes \[8, 8, 10\] are not/);
-  assert.equal(newestSnapshot(ring).cell.outPoint.index, 1n, "ties: the first");
+  // Ties right after creation: the appender consumes the first snapshot, the spender takes
+  // the last, in output order whatever order the cells are listed in.
+  for (const listed of [cells, [...cells].reverse()]) {
+    const read = ringFromCells(ring.typeScript, listed);
+    assert.equal(oldestSnapshot(read).cell.outPoint.index, 1n, "ties: the appender's is the first");
+    assert.equal(newestSnapshot(read).cell.outPoint.index, 3n, "ties: the spender's is the last");
+  }
   assert.equal(tx.outputs.length, 4);
 });
 

@@ -117,6 +117,15 @@ fn creation_and_steps_keep_the_last_k_states() {
     let script = tx.raw().outputs().get(0).unwrap().type_().to_opt().unwrap();
     let type_id: [u8; 32] = script.args().raw_data()[..32].try_into().unwrap();
     let mut ring = parse(ring_outputs(&tx, &script), [7; 32], type_id, k).unwrap();
+    // Ties right after creation: the appender consumes the first snapshot in output order,
+    // the spender takes the last, whatever order the indexer lists them in.
+    let mut listed = ring_outputs(&tx, &script);
+    listed.reverse();
+    let read = parse(listed, [7; 32], type_id, k).unwrap();
+    let index = |a: &Accumulator| -> u32 { a.cell.out_point.index().unpack() };
+    assert_eq!(index(read.oldest().unwrap()), 1);
+    assert_eq!(index(read.newest()), u32::from(k));
+    assert_eq!(index(ring.newest()), u32::from(k));
     let first = accumulator::commitment(&all[..3]).unwrap();
     assert_eq!(ring.older, vec![first.mmr_size; 3]);
     assert!(ring.snapshots.iter().all(|s| s.commitment == first));

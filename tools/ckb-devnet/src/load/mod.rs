@@ -35,7 +35,7 @@ use std::time::Instant;
 /// Which accumulator cell a client takes as its spend's dep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Dep {
-    /// The accumulator is a ring (docs/concurrency-design.md section 3): the ring's newest
+    /// The accumulator is a ring (docs/accumulator.md section 7): the ring's newest
     /// committed snapshot (`ckb_mmr_sdk::ring`), which the next K - 1 appends leave live.
     #[default]
     Ring,
