@@ -71,6 +71,17 @@ pub fn type_script(code_hash: [u8; 32], type_id: [u8; 32]) -> packed::Script {
         .build()
 }
 
+/// The ring's type script: the accumulator's code, `data2`, args `type_id || K`.
+pub fn ring_type_script(code_hash: [u8; 32], type_id: [u8; 32], k: u8) -> packed::Script {
+    let mut args = type_id.to_vec();
+    args.push(k);
+    packed::Script::new_builder()
+        .code_hash(code_hash.pack())
+        .hash_type(ScriptHashType::Data2)
+        .args(Bytes::from(args).pack())
+        .build()
+}
+
 /// A live accumulator cell and the commitment it holds.
 #[derive(Clone, Debug)]
 pub struct Accumulator {
@@ -104,7 +115,7 @@ pub struct AccumulatorRow {
 impl Accumulator {
     pub fn type_script(&self) -> packed::Script {
         match self.ring_k {
-            Some(k) => crate::ring::type_script(self.code_hash, self.type_id, k),
+            Some(k) => ring_type_script(self.code_hash, self.type_id, k),
             None => type_script(self.code_hash, self.type_id),
         }
     }

@@ -70,16 +70,7 @@ pub fn check_k(k: u8) -> Result<u8> {
     }
 }
 
-/// The ring's type script: the accumulator's code, `data2`, args `type_id || K`.
-pub fn type_script(code_hash: [u8; 32], type_id: [u8; 32], k: u8) -> packed::Script {
-    let mut args = type_id.to_vec();
-    args.push(k);
-    packed::Script::new_builder()
-        .code_hash(code_hash.pack())
-        .hash_type(ScriptHashType::Data2)
-        .args(Bytes::from(args).pack())
-        .build()
-}
+pub use crate::accumulator::ring_type_script as type_script;
 
 /// The head's data: the state, then `older`.
 pub fn head_data(c: &Commitment, older: &[u64]) -> Vec<u8> {
