@@ -250,9 +250,12 @@ pub fn find(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32]) -> Result<Acc
     }
 }
 
-/// The key's accumulators that hold `c`: what a rerun of `acc create` finds instead of
-/// creating a second one.
-pub fn find_held(wallet: &Wallet, code_hash: [u8; 32], c: &Commitment) -> Result<Vec<Accumulator>> {
+/// The key's live cells under the accumulator's code, each with its type args: where a rerun
+/// of `acc create` (plain or ring) looks for what it already made.
+pub(crate) fn held_cells(
+    wallet: &Wallet,
+    code_hash: [u8; 32],
+) -> Result<Vec<(IndexedCell, Bytes)>> {
     let any = packed::Script::new_builder()
         .code_hash(code_hash.pack())
         .hash_type(ScriptHashType::Data2)
@@ -264,14 +267,25 @@ pub fn find_held(wallet: &Wallet, code_hash: [u8; 32], c: &Commitment) -> Result
         "filter": { "script": script_json(&wallet.key.lock()) },
         "with_data": true,
     }))?;
+    Ok(cells
+        .into_iter()
+        .map(|cell| {
+            let args = cell
+                .output
+                .type_()
+                .to_opt()
+                .map(|t| t.args().raw_data())
+                .unwrap_or_default();
+            (cell, args)
+        })
+        .collect())
+}
+
+/// The key's accumulators that hold `c`: what a rerun of `acc create` finds instead of
+/// creating a second one.
+pub fn find_held(wallet: &Wallet, code_hash: [u8; 32], c: &Commitment) -> Result<Vec<Accumulator>> {
     let mut out = Vec::new();
-    for cell in cells {
-        let args = cell
-            .output
-            .type_()
-            .to_opt()
-            .map(|t| t.args().raw_data())
-            .unwrap_or_default();
+    for (cell, args) in held_cells(wallet, code_hash)? {
         let Ok(type_id) = <[u8; 32]>::try_from(&args[..]) else {
             continue;
         };

@@ -49,7 +49,7 @@ use crate::error::{Error, Result};
 use crate::rpc::IndexedCell;
 use crate::wallet::{exact_output, script_json, Built, Draft, Wallet};
 use crate::{hex, Mode};
-use ckb_types::{bytes::Bytes, core::ScriptHashType, packed, prelude::*};
+use ckb_types::{bytes::Bytes, packed, prelude::*};
 use mmr_accumulator::{build, tag, Commitment, COMMITMENT_LEN};
 use serde_json::json;
 
@@ -219,25 +219,8 @@ pub fn locate(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32]) -> Result<L
 /// The key's rings of `k` whose head holds `c`: what a rerun of `acc create --ring` finds
 /// instead of creating a second one.
 pub fn find_held(wallet: &Wallet, code_hash: [u8; 32], k: u8, c: &Commitment) -> Result<Vec<Ring>> {
-    let any = packed::Script::new_builder()
-        .code_hash(code_hash.pack())
-        .hash_type(ScriptHashType::Data2)
-        .build();
-    let cells = wallet.chain.rpc.cells(&json!({
-        "script": script_json(&any),
-        "script_type": "type",
-        "script_search_mode": "prefix",
-        "filter": { "script": script_json(&wallet.key.lock()) },
-        "with_data": true,
-    }))?;
     let mut out = Vec::new();
-    for cell in cells {
-        let args = cell
-            .output
-            .type_()
-            .to_opt()
-            .map(|t| t.args().raw_data())
-            .unwrap_or_default();
+    for (cell, args) in accumulator::held_cells(wallet, code_hash)? {
         let data = cell.data.clone().unwrap_or_default();
         if args.len() != 33 || args[32] != k || data.len() != head_len(k) {
             continue;

@@ -11,7 +11,7 @@ use ckb_mmr_sdk::deploy;
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::key::Key;
 use ckb_mmr_sdk::ring::{self, Located, Ring};
-use ckb_mmr_sdk::wallet::Wallet;
+use ckb_mmr_sdk::wallet::{Built, Wallet};
 use ckb_mmr_sdk::weight;
 use ckb_mmr_sdk::{hex, out_point_text};
 use ckb_types::{packed, prelude::*, H256};
@@ -250,6 +250,20 @@ struct Created {
     fee_shannons: Option<u64>,
 }
 
+impl Created {
+    /// The row of a creation just sent: its hash, cycles, bytes, weight and fee.
+    fn sent(tx_hash: String, cycles: u64, built: &Built) -> Created {
+        Created {
+            created: true,
+            tx_hash: Some(tx_hash),
+            cycles: Some(cycles),
+            tx_bytes: Some(built.size()),
+            weight: Some(weight::weight(built.size(), cycles)),
+            fee_shannons: Some(built.fee),
+        }
+    }
+}
+
 /// Nothing was sent: the chain already held what was asked.
 #[derive(Serialize)]
 struct NotSent {
@@ -318,14 +332,7 @@ fn create(a: &CreateArgs) -> Result<()> {
     let cycles = chain.rpc.estimate_cycles(&built.tx)?;
     let hash = accumulator::send(&wallet, &built, "creating the accumulator")?;
     record_in_store(a.source.store.as_deref(), &acc)?;
-    let row = Created {
-        created: true,
-        tx_hash: Some(format!("{hash:#x}")),
-        cycles: Some(cycles),
-        tx_bytes: Some(built.size()),
-        weight: Some(weight::weight(built.size(), cycles)),
-        fee_shannons: Some(built.fee),
-    };
+    let row = Created::sent(format!("{hash:#x}"), cycles, &built);
     print(json, &acc_row(&acc, row));
     Ok(())
 }
@@ -392,14 +399,7 @@ fn create_ring(a: &CreateArgs, k: u8) -> Result<()> {
     let cycles = chain.rpc.estimate_cycles(&built.tx)?;
     let hash = accumulator::send(&wallet, &built, &format!("creating a ring of K = {k}"))?;
     record_in_store(a.source.store.as_deref(), &r.head)?;
-    let row = Created {
-        created: true,
-        tx_hash: Some(format!("{hash:#x}")),
-        cycles: Some(cycles),
-        tx_bytes: Some(built.size()),
-        weight: Some(weight::weight(built.size(), cycles)),
-        fee_shannons: Some(built.fee),
-    };
+    let row = Created::sent(format!("{hash:#x}"), cycles, &built);
     print(
         json,
         &acc_row(
