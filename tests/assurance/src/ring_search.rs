@@ -84,6 +84,8 @@ impl Config {
 
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
+    /// The subject under search besides the core and the model (`None`: those two only).
+    pub subject: Option<String>,
     pub histories_started: u64,
     pub states: u64,
     pub candidates: u64,
@@ -106,6 +108,10 @@ pub struct Stats {
     /// of another state: the history starts wherever an import puts it).
     pub sound_other: u64,
     pub disagreements: u64,
+    /// Runs of the subject, and those whose code is not the core's (under 32-byte args, where
+    /// the core has no ring verdict: an acceptance).
+    pub subject_runs: u64,
+    pub subject_disagreements: u64,
     pub undocumented: u64,
     pub codes: BTreeMap<i8, u64>,
     pub findings: Vec<String>,
@@ -116,6 +122,7 @@ impl Stats {
         self.forgeries
             + self.honest_rejected
             + self.disagreements
+            + self.subject_disagreements
             + self.undocumented
             + self.missing_ring_codes()
     }
@@ -149,6 +156,9 @@ impl Stats {
         self.compared_only += o.compared_only;
         self.sound_other += o.sound_other;
         self.disagreements += o.disagreements;
+        self.subject_runs += o.subject_runs;
+        self.subject_disagreements += o.subject_disagreements;
+        self.subject = self.subject.take().or(o.subject);
         self.undocumented += o.undocumented;
         for (c, n) in o.codes {
             *self.codes.entry(c).or_default() += n;
@@ -189,6 +199,13 @@ impl Stats {
         line("  cell count not K + 1", self.bad_count);
         line("  a ring cell under another lock", self.bad_lock);
         line("core/model disagreements", self.disagreements);
+        if let Some(name) = &self.subject {
+            line(&format!("runs of {name}"), self.subject_runs);
+            line(
+                &format!("  {name}'s code not the core's"),
+                self.subject_disagreements,
+            );
+        }
         line("undocumented codes", self.undocumented);
         line(
             "ring codes -100..=-106 never reached",
@@ -201,6 +218,29 @@ impl Stats {
         }
         s
     }
+}
+
+/// One candidate as a [`Subject`] runs it: the group's cells (locks are ids: equal ids, one
+/// lock), the payload at the head's group index, and the args.
+pub struct Case<'c> {
+    /// The ring's K (the honest args' last byte).
+    pub k: u8,
+    /// The args the group runs under. At a creation with `honest_args`, their first 32 bytes
+    /// stand for the type id, which the subject computes (rule 2 is not the core's).
+    pub args: &'c [u8],
+    pub honest_args: bool,
+    pub inputs: &'c [Cell],
+    pub outputs: &'c [Cell],
+    pub payload: &'c [u8],
+    pub what: &'static str,
+}
+
+/// Something else the search runs every candidate through (the release binary in CKB-VM):
+/// its code (0 accepted) must be the core's, and its acceptances are the ones held against
+/// the truth.
+pub trait Subject {
+    fn name(&self) -> String;
+    fn code(&mut self, case: &Case) -> i8;
 }
 
 struct Ref;
@@ -449,16 +489,17 @@ fn resized(data: &[u8], len: usize) -> Vec<u8> {
     d
 }
 
-struct Search<'a> {
+struct Search<'a, 's> {
     k: u8,
     h: &'a History,
     v: Variant,
+    subject: Option<&'s mut dyn Subject>,
     st: Stats,
     /// The leaf count the current history was created with.
     n0: u64,
 }
 
-impl Search<'_> {
+impl Search<'_, '_> {
     /// Runs one candidate on the live ring (`None`: before creation) and checks it.
     fn run(&mut self, live: Option<&Live>, t: &Tx, creation_of: Option<u8>) {
         let k = self.k;
@@ -496,13 +537,46 @@ impl Search<'_> {
                 crate::hex(&t.payload)
             ));
         }
-        let accepted = core == Some(0);
+        let verdict = match self.subject.as_deref_mut() {
+            None => core,
+            Some(subject) => {
+                let case = Case {
+                    k,
+                    args: &args,
+                    honest_args: t.args.is_none(),
+                    inputs: &ins,
+                    outputs: &t.outs,
+                    payload: &t.payload,
+                    what: t.what,
+                };
+                let got = subject.code(&case);
+                self.st.subject_runs += 1;
+                // Under 32-byte args (no ring) the single accumulator's rules refuse a ring's
+                // group; elsewhere the code is the core's.
+                if core.map_or(got == 0, |c| c != got) {
+                    self.st.subject_disagreements += 1;
+                    let name = subject.name();
+                    self.st.finding(format!(
+                        "K {k} at {:?} {}: {name} {got}, core {core:?}; args {} ins {} outs {} \
+                         payload {}",
+                        live.map(|l| l.n),
+                        t.what,
+                        crate::hex(&args),
+                        cells_hex(&ins),
+                        cells_hex(&t.outs),
+                        crate::hex(&t.payload)
+                    ));
+                }
+                Some(got)
+            }
+        };
+        let accepted = verdict == Some(0);
         if t.honest {
             self.st.honest += 1;
             if !accepted {
                 self.st.honest_rejected += 1;
                 self.st
-                    .finding(format!("K {k} honest {} rejected: {core:?}", t.what));
+                    .finding(format!("K {k} honest {} rejected: {verdict:?}", t.what));
             }
         }
         if !accepted {
@@ -610,6 +684,25 @@ mod candidates;
 
 /// Runs the search under the variant.
 pub fn run(cfg: &Config, v: Variant) -> Stats {
+    run_jobs(cfg, v, &|| None)
+}
+
+/// Runs the search on the core with `make()`'s subject too, one made per thread: every
+/// candidate's code must be the core's, and the subject's acceptances are held against the
+/// truth.
+pub fn run_on<S: Subject + 'static>(cfg: &Config, make: &(dyn Fn() -> S + Sync)) -> Stats {
+    let mut st = run_jobs(cfg, Variant::Core, &|| {
+        Some(Box::new(make()) as Box<dyn Subject>)
+    });
+    if st.subject.is_none() {
+        st.subject = Some(make().name());
+    }
+    st
+}
+
+type MakeSubject<'m> = dyn Fn() -> Option<Box<dyn Subject>> + Sync + 'm;
+
+fn run_jobs(cfg: &Config, v: Variant, make: &MakeSubject) -> Stats {
     let h = History::new(cfg.max_leaves);
     // Jobs: (K, CREATE or IMPORT, first leaf count), largest trees first.
     let mut jobs: Vec<(u8, u8, u64)> = Vec::new();
@@ -624,20 +717,29 @@ pub fn run(cfg: &Config, v: Variant) -> Stats {
     let total = Mutex::new(Stats::default());
     std::thread::scope(|s| {
         for _ in 0..cfg.threads.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(k, tag, n0)) = jobs.get(i) else {
-                    break;
-                };
-                let mut search = Search {
-                    k,
-                    h: &h,
-                    v,
-                    st: Stats::default(),
-                    n0,
-                };
-                candidates::history(&mut search, tag, n0);
-                total.lock().unwrap().merge(search.st);
+            s.spawn(|| {
+                let mut subject = make();
+                let name = subject.as_ref().map(|s| s.name());
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(k, tag, n0)) = jobs.get(i) else {
+                        break;
+                    };
+                    let mut search = Search {
+                        k,
+                        h: &h,
+                        v,
+                        subject: subject.as_deref_mut().map(|s| s as &mut dyn Subject),
+                        st: Stats {
+                            subject: name.clone(),
+                            ..Stats::default()
+                        },
+                        n0,
+                    };
+                    candidates::history(&mut search, tag, n0);
+                    let st = std::mem::take(&mut search.st);
+                    total.lock().unwrap().merge(st);
+                }
             });
         }
     });
