@@ -219,3 +219,35 @@ fn every_ring_candidate_fuller_in_ckb_vm() {
     let (st, _) = search(leaves);
     check(&st);
 }
+
+/// The binary with its -103 and -106 refusals turned into acceptances (a subject without the
+/// oldest check and the lock check): the hook must report the disagreements and the search
+/// the unsound rings those acceptances leave.
+struct WithoutOldestAndLockChecks(Vm);
+
+impl Subject for WithoutOldestAndLockChecks {
+    fn name(&self) -> String {
+        "accumulator-type, -103 and -106 ignored".into()
+    }
+
+    fn code(&mut self, case: &Case) -> i8 {
+        match self.0.code(case) {
+            -103 | -106 => 0,
+            c => c,
+        }
+    }
+}
+
+#[test]
+fn negative_control_a_binary_without_the_oldest_and_lock_checks_is_caught() {
+    let cfg = Config {
+        ks: vec![2, 3],
+        max_leaves: 3,
+        threads: 2,
+    };
+    let st = run_on(&cfg, &|| WithoutOldestAndLockChecks(Vm::new()));
+    println!("{}", st.report());
+    assert!(st.subject_disagreements > 0, "{}", st.report());
+    assert!(st.bad_multiset > 0 && st.bad_lock > 0, "{}", st.report());
+    assert_eq!(st.honest_rejected, 0, "{}", st.report());
+}
