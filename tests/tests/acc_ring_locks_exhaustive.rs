@@ -36,7 +36,7 @@ use tests::accumulator::{binary, leaves, Host};
 use tests::{available_verifiers, payload, Verifier, MAX_CYCLES};
 
 /// Histories grow to this many leaves (`RING_LOCKS_LEAVES` overrides it for a fuller run).
-const LEAVES: u64 = 8;
+const LEAVES: u64 = 10;
 
 /// One verifier's context, its code deployed once.
 struct Spender {

@@ -18,7 +18,7 @@
 //! which tests/tests/acc_ring_vm.rs runs).
 //!
 //! `every_ring_candidate_to_5_leaves_in_ckb_vm` is the test suite's size; the fuller run is
-//! `RING_VM_LEAVES=6 cargo test --release -p tests --test acc_ring_vm_exhaustive -- --ignored
+//! `RING_VM_LEAVES=8 cargo test --release -p tests --test acc_ring_vm_exhaustive -- --ignored
 //! --nocapture` (docs/assurance.md records one).
 
 use assurance::ring_model::Cell;
