@@ -325,3 +325,35 @@ fn locks_over_every_ring_state_three_verifiers() {
     assert!(c.pairs.contains_key(&(nine, nine)), "{c:#?}");
     assert!(c.own_accepted > 0 && c.head > 0 && c.two_cells > 0 && c.foreign_type > 0);
 }
+
+/// The negative control: the locks trust their dep, so a 40-byte cell under the ring's type
+/// hash holding a state the accumulator never had (here the MMR of other leaves) is accepted
+/// by all three with a proof against it, and the count above would see it. Such a cell is
+/// what the ring's rules must make impossible to create (tests/assurance's ring search and
+/// acc_ring_vm_exhaustive.rs: 0 forgeries); this shows the locks add no defence of their own.
+#[test]
+fn a_counterfeit_snapshot_would_be_counted() {
+    let honest = leaves(6);
+    let forged: Vec<[u8; 32]> = honest.iter().rev().copied().collect();
+    let w = Workload::from_leaves(&forged, &[1, 4]).unwrap();
+    let data = w.accumulator_data();
+    let truth = Workload::from_leaves(&honest, &[1, 4]).unwrap();
+    assert_ne!(data[..], truth.accumulator_data()[..]);
+    let mut id = vec![0x5a; 32];
+    id.push(3);
+    let ring = ring_type(&id);
+    let lock_args = by_reference_args(
+        ring.calc_script_hash().as_slice().try_into().unwrap(),
+        Mode::Plain,
+    );
+    let mut accepted_never_had = 0;
+    for v in available_verifiers() {
+        let mut s = Spender::new(v, &lock_args);
+        let witness = Bytes::from(witness_args_with_lock(&payload(v, &w)));
+        let got = s.spend(&witness, &[(&ring, &data[..])]);
+        assert_eq!(got, Ok(()), "{v:?}");
+        accepted_never_had += 1;
+    }
+    // Baseline, C and compiled: the control means nothing with a verifier missing.
+    assert_eq!(accepted_never_had, 3);
+}
