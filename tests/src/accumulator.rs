@@ -9,7 +9,7 @@ use ckb_testtool::builtin::ALWAYS_SUCCESS;
 use ckb_testtool::ckb_hash::blake2b_256;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::{ScriptHashType, TransactionBuilder},
+    core::{ScriptHashType, TransactionBuilder, TransactionView},
     packed::{CellInput, CellOutput, OutPoint, Script, WitnessArgs},
     prelude::*,
 };
@@ -57,6 +57,25 @@ impl Default for AccumulatorChain {
 }
 
 impl AccumulatorChain {
+    /// Cycles of the same transaction without any type script: the always-success lock's,
+    /// subtracted from a run to leave the type script's own cycles.
+    pub fn lock_cycles(&mut self, tx: &TransactionView) -> u64 {
+        let outputs: Vec<CellOutput> = tx
+            .outputs()
+            .into_iter()
+            .map(|o| o.as_builder().type_(None::<Script>.pack()).build())
+            .collect();
+        let mut plain = TransactionBuilder::default()
+            .outputs_data(tx.outputs_data())
+            .outputs(outputs);
+        for _ in tx.inputs() {
+            let cell = self.plain_cell();
+            plain = plain.input(CellInput::new_builder().previous_output(cell).build());
+        }
+        let plain = self.context.complete_tx(plain.build());
+        self.context.verify_tx(&plain, MAX_CYCLES).unwrap()
+    }
+
     pub fn new() -> AccumulatorChain {
         let mut context = Context::default();
         let code = context.deploy_cell(binary());

@@ -21,8 +21,8 @@ use ckb_mmr_sdk::{by_reference_args, weight, Mode, Workload};
 use ckb_testtool::ckb_hash::blake2b_256;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::{TransactionBuilder, TransactionView},
-    packed::{CellInput, CellOutput, Script},
+    core::TransactionBuilder,
+    packed::{CellInput, Script},
     prelude::*,
 };
 use mmr_accumulator::build::{self, Nodes};
@@ -642,24 +642,6 @@ fn ring_transitions_in_the_vm() {
     );
 }
 
-/// Cycles of the same transaction without any type script: the always-success lock's.
-fn lock_cycles(chain: &mut AccumulatorChain, tx: &TransactionView) -> u64 {
-    let outputs: Vec<CellOutput> = tx
-        .outputs()
-        .into_iter()
-        .map(|o| o.as_builder().type_(None::<Script>.pack()).build())
-        .collect();
-    let mut plain = TransactionBuilder::default()
-        .outputs_data(tx.outputs_data())
-        .outputs(outputs);
-    for _ in tx.inputs() {
-        let cell = chain.plain_cell();
-        plain = plain.input(CellInput::new_builder().previous_output(cell).build());
-    }
-    let plain = chain.context.complete_tx(plain.build());
-    chain.context.verify_tx(&plain, MAX_CYCLES).unwrap()
-}
-
 /// The type script's cycles (the transaction's minus its locks') of an accepted `tx`.
 fn type_cycles(chain: &mut AccumulatorChain, tx: TransactionBuilder) -> u64 {
     let tx = chain.context.complete_tx(tx.build());
@@ -667,7 +649,7 @@ fn type_cycles(chain: &mut AccumulatorChain, tx: TransactionBuilder) -> u64 {
         .context
         .verify_tx(&tx, MAX_CYCLES)
         .unwrap_or_else(|e| panic!("refused: {e}"));
-    total - lock_cycles(chain, &tx)
+    total - chain.lock_cycles(&tx)
 }
 
 /// A synthetic node hash of a large MMR (as tests/tests/accumulator.rs): any function of

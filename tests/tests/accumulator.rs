@@ -4,10 +4,7 @@
 
 use ckb_testtool::ckb_hash::blake2b_256;
 use ckb_testtool::ckb_types::{
-    bytes::Bytes,
-    core::{TransactionBuilder, TransactionView},
-    packed::{CellInput, CellOutput, Script},
-    prelude::*,
+    bytes::Bytes, core::TransactionBuilder, packed::CellInput, prelude::*,
 };
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::{tag, Commitment, Error, Shape};
@@ -17,24 +14,6 @@ use tests::{release_dir, Outcome, MAX_CYCLES};
 
 /// Cycles of one merge on the assembly kernel (docs/hashing.md).
 const MERGE_CYCLES: u64 = 1_299;
-
-/// Cycles of the same transaction without any type script (the always-success lock).
-fn lock_cycles(chain: &mut AccumulatorChain, tx: &TransactionView) -> u64 {
-    let outputs: Vec<CellOutput> = tx
-        .outputs()
-        .into_iter()
-        .map(|o| o.as_builder().type_(None::<Script>.pack()).build())
-        .collect();
-    let mut plain = TransactionBuilder::default()
-        .outputs_data(tx.outputs_data())
-        .outputs(outputs);
-    for _ in tx.inputs() {
-        let cell = chain.plain_cell();
-        plain = plain.input(CellInput::new_builder().previous_output(cell).build());
-    }
-    let plain = chain.context.complete_tx(plain.build());
-    chain.context.verify_tx(&plain, MAX_CYCLES).unwrap()
-}
 
 fn rejected(e: Error) -> Outcome {
     Outcome::Rejected(e.code())
@@ -490,7 +469,7 @@ fn large_transitions_cycles() {
     for (name, tx, merges, bytes) in report {
         let tx = chain.context.complete_tx(tx.build());
         let total = chain.context.verify_tx(&tx, MAX_CYCLES).expect(name);
-        let lock = lock_cycles(&mut chain, &tx);
+        let lock = chain.lock_cycles(&tx);
         // For ckb-debugger: --tx-file F --script-group-type type --cell-type input
         // --cell-index 0 (docs/accumulator.md, costs).
         let dir = release_dir().join("../tmp");
