@@ -222,3 +222,25 @@ pub fn commit(all: &[[u8; 32]]) -> [u8; 40] {
         .unwrap()
         .to_bytes()
 }
+
+/// A synthetic node hash of an MMR too large to build: any function of (first leaf, height)
+/// gives consistent nodes for the disjoint subtrees an append body or ancestry proof names.
+pub fn synthetic(first: u64, height: u32) -> [u8; 32] {
+    let mut seed = [0u8; 12];
+    seed[..8].copy_from_slice(&first.to_le_bytes());
+    seed[8..].copy_from_slice(&height.to_le_bytes());
+    blake2b_256(seed)
+}
+
+/// The synthetic MMR of `n` leaves: its peaks (left to right) and its commitment.
+pub fn synthetic_state(n: u64) -> (Vec<[u8; 32]>, mmr_accumulator::Commitment) {
+    let peaks: Vec<[u8; 32]> = mmr_accumulator::build::peak_nodes(n)
+        .iter()
+        .map(|&(f, h)| synthetic(f, h))
+        .collect();
+    let old = mmr_accumulator::Commitment {
+        root: mmr_accumulator::build::bag::<Host>(&peaks).unwrap(),
+        mmr_size: mmr_lock::mmr::mmr_size_of(n),
+    };
+    (peaks, old)
+}

@@ -18,7 +18,6 @@ mod by_reference_tx;
 
 use by_reference_tx::{hash_of, mmr_witness, spend, Dep};
 use ckb_mmr_sdk::{by_reference_args, weight, Mode, Workload};
-use ckb_testtool::ckb_hash::blake2b_256;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::TransactionBuilder,
@@ -31,7 +30,9 @@ use mmr_accumulator::{tag, Commitment, Error, Workspace};
 use mmr_lock::mmr::mmr_size_of;
 use mmr_lock::LockError;
 use std::collections::BTreeSet;
-use tests::accumulator::{leaves, type_id, witness, AccumulatorChain, Host};
+use tests::accumulator::{
+    leaves, synthetic, synthetic_state, type_id, witness, AccumulatorChain, Host,
+};
 use tests::{available_verifiers, Outcome, Verifier, MAX_CYCLES};
 
 fn commitment(all: &[[u8; 32]]) -> Commitment {
@@ -652,27 +653,11 @@ fn type_cycles(chain: &mut AccumulatorChain, tx: TransactionBuilder) -> u64 {
     total - chain.lock_cycles(&tx)
 }
 
-/// A synthetic node hash of a large MMR (as tests/tests/accumulator.rs): any function of
-/// (first, height) gives consistent nodes for the disjoint subtrees a proof names.
-fn synthetic(first: u64, height: u32) -> [u8; 32] {
-    let mut seed = [0u8; 12];
-    seed[..8].copy_from_slice(&first.to_le_bytes());
-    seed[8..].copy_from_slice(&height.to_le_bytes());
-    blake2b_256(seed)
-}
-
 /// The large transitions of docs/accumulator.md's cost table: (name, old, new, payload).
 fn large_transitions() -> Vec<(&'static str, Commitment, Commitment, Vec<u8>)> {
     let big = 1u64 << 20;
     let n = big - 1;
-    let peaks: Vec<[u8; 32]> = build::peak_nodes(n)
-        .iter()
-        .map(|&(f, h)| synthetic(f, h))
-        .collect();
-    let old = Commitment {
-        root: build::bag::<Host>(&peaks).unwrap(),
-        mmr_size: mmr_size_of(n),
-    };
+    let (peaks, old) = synthetic_state(n);
     let payload = build::append_payload(&peaks, &[[0x42; 32]]);
     let new = mmr_accumulator::append::<Host>(&old.root, old.mmr_size, &payload[1..]).unwrap();
     let mut out = vec![("append 1 leaf to 2^20 - 1", old, new, payload)];

@@ -2,14 +2,16 @@
 //! `build/release/accumulator-type`: every transition honest, every class it closes with its
 //! exact code, and the cycles of the brief's two large transitions.
 
-use ckb_testtool::ckb_hash::blake2b_256;
 use ckb_testtool::ckb_types::{
     bytes::Bytes, core::TransactionBuilder, packed::CellInput, prelude::*,
 };
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::{tag, Commitment, Error, Shape};
 use mmr_lock::mmr::mmr_size_of;
-use tests::accumulator::{commit, leaves, type_id, witness, AccumulatorChain, Host, UPDATED_ID};
+use tests::accumulator::{
+    commit, leaves, synthetic, synthetic_state, type_id, witness, AccumulatorChain, Host,
+    UPDATED_ID,
+};
 use tests::{release_dir, Outcome, MAX_CYCLES};
 
 /// Cycles of one merge on the assembly kernel (docs/hashing.md).
@@ -359,15 +361,6 @@ fn security_md_names_a_test_asserting_each_class_code() {
     assert_eq!(named.len(), 7, "{named:?}");
 }
 
-/// A synthetic node hash: any function of (first, height) gives a consistent large MMR for
-/// the nodes an ancestry proof names (they are disjoint subtrees).
-fn synthetic(first: u64, height: u32) -> [u8; 32] {
-    let mut seed = [0u8; 12];
-    seed[..8].copy_from_slice(&first.to_le_bytes());
-    seed[8..].copy_from_slice(&height.to_le_bytes());
-    blake2b_256(seed)
-}
-
 /// The brief's measurements: total cycles of the type script and what is left after the
 /// merges at 1,299 cycles each.
 #[test]
@@ -378,14 +371,7 @@ fn large_transitions_cycles() {
 
     // Append 1 leaf to 2^20 - 1 leaves: 20 peaks.
     let n = big - 1;
-    let peaks: Vec<[u8; 32]> = build::peak_nodes(n)
-        .iter()
-        .map(|&(f, h)| synthetic(f, h))
-        .collect();
-    let old = Commitment {
-        root: build::bag::<Host>(&peaks).unwrap(),
-        mmr_size: mmr_size_of(n),
-    };
+    let (peaks, old) = synthetic_state(n);
     let leaf = [0x42; 32];
     let payload = build::append_payload(&peaks, &[leaf]);
     let new = mmr_accumulator::append::<Host>(&old.root, old.mmr_size, &payload[1..]).unwrap();
