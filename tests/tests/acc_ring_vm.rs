@@ -25,7 +25,7 @@ use ckb_testtool::ckb_types::{
     prelude::*,
 };
 use mmr_accumulator::build::{self, Nodes};
-use mmr_accumulator::ring::{self, build as rb, RingCell};
+use mmr_accumulator::ring::{self, build as rb};
 use mmr_accumulator::{tag, Commitment, Error, Workspace};
 use mmr_lock::mmr::mmr_size_of;
 use mmr_lock::LockError;
@@ -213,15 +213,7 @@ impl Ring {
     }
 }
 
-fn cells<'a>(data: &'a [Vec<u8>], locks: &'a [[u8; 32]]) -> Vec<RingCell<'a>> {
-    data.iter()
-        .zip(locks)
-        .map(|(d, l)| RingCell {
-            data: d,
-            lock_hash: l,
-        })
-        .collect()
-}
+use mmr_accumulator::ring::build::cells;
 
 fn rejected(e: Error) -> Option<i8> {
     Some(e.code())

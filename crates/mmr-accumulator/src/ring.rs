@@ -285,9 +285,20 @@ pub fn split_head(
 /// Host builders of ring cells (feature `std`).
 #[cfg(feature = "std")]
 pub mod build {
-    use super::{head_len, older, SNAPSHOT_LEN};
+    use super::{head_len, older, RingCell, SNAPSHOT_LEN};
     use crate::{Commitment, Error, HASH_LEN};
     use std::vec::Vec;
+
+    /// One side of a transaction as the rules see it: each cell's data with its lock's hash.
+    pub fn cells<'a>(data: &'a [Vec<u8>], locks: &'a [[u8; 32]]) -> Vec<RingCell<'a>> {
+        data.iter()
+            .zip(locks)
+            .map(|(d, l)| RingCell {
+                data: d,
+                lock_hash: l,
+            })
+            .collect()
+    }
 
     /// A head's data: the state, then `older` (oldest first).
     pub fn head_data(state: &Commitment, older: &[u64]) -> Vec<u8> {

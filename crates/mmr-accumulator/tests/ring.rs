@@ -6,7 +6,7 @@ mod common;
 
 use common::{leaves, Blake, H};
 use mmr_accumulator::build::{self, Nodes};
-use mmr_accumulator::ring::{self, build as rb, RingCell, Shape};
+use mmr_accumulator::ring::{self, build as rb, Shape};
 use mmr_accumulator::{tag, Commitment, Error, Workspace};
 
 const LOCK: [u8; 32] = [0xaa; 32];
@@ -16,15 +16,7 @@ fn commit(all: &[H]) -> Commitment {
     build::commitment::<Blake>(all).unwrap()
 }
 
-fn cells<'a>(data: &'a [Vec<u8>], locks: &'a [[u8; 32]]) -> Vec<RingCell<'a>> {
-    data.iter()
-        .zip(locks)
-        .map(|(d, l)| RingCell {
-            data: d,
-            lock_hash: l,
-        })
-        .collect()
-}
+use mmr_accumulator::ring::build::cells;
 
 fn verify(k: u8, ins: &[Vec<u8>], outs: &[Vec<u8>], payload: &[u8]) -> Result<(), Error> {
     let il = vec![LOCK; ins.len()];
