@@ -515,15 +515,7 @@ mod tests {
     /// snapshot holding another state is the documented disagreement (20), not a panic.
     #[test]
     fn a_ring_step_is_read_at_the_head_and_its_snapshots_checked() {
-        use crate::deploy::{CodeRef, Deployment};
-        let code = Deployment {
-            out_point: packed::OutPoint::default(),
-            output: packed::CellOutput::default(),
-            data_hash: [7; 32],
-            code: CodeRef::Data2 { data_hash: [7; 32] },
-            created: false,
-            fee: 0,
-        };
+        let code = crate::deploy::Deployment::fake_data2([7; 32]);
         let all = leaves(5);
         let creation = crate::ring::Creation::Create(&all);
         let draft =

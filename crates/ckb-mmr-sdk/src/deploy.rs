@@ -63,6 +63,19 @@ pub struct Deployment {
 }
 
 impl Deployment {
+    /// A `data2` code cell of this data hash at a default out point: the drafts' tests.
+    #[cfg(test)]
+    pub(crate) fn fake_data2(data_hash: [u8; 32]) -> Deployment {
+        Deployment {
+            out_point: packed::OutPoint::default(),
+            output: packed::CellOutput::default(),
+            data_hash,
+            code: CodeRef::Data2 { data_hash },
+            created: false,
+            fee: 0,
+        }
+    }
+
     pub fn cell_dep(&self) -> packed::CellDep {
         packed::CellDep::new_builder()
             .out_point(self.out_point.clone())

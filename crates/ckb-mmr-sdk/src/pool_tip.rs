@@ -204,7 +204,7 @@ impl PoolFollower {
 mod tests {
     use super::*;
     use crate::accumulator::{commitment, type_script, Update};
-    use crate::deploy::{CodeRef, Deployment};
+    use crate::deploy::Deployment;
     use crate::wallet::exact_output;
     use ckb_types::bytes::Bytes;
 
@@ -218,14 +218,7 @@ mod tests {
     }
 
     fn code() -> Deployment {
-        Deployment {
-            out_point: packed::OutPoint::default(),
-            output: packed::CellOutput::default(),
-            data_hash: CODE,
-            code: CodeRef::Data2 { data_hash: CODE },
-            created: false,
-            fee: 0,
-        }
+        Deployment::fake_data2(CODE)
     }
 
     /// The committed accumulator of `leaves`, at a made-up out point.

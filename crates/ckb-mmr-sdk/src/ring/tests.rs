@@ -7,14 +7,7 @@ fn leaves(n: u8) -> Vec<[u8; 32]> {
 }
 
 fn code() -> Deployment {
-    Deployment {
-        out_point: packed::OutPoint::default(),
-        output: packed::CellOutput::default(),
-        data_hash: [7; 32],
-        code: CodeRef::Data2 { data_hash: [7; 32] },
-        created: false,
-        fee: 0,
-    }
+    Deployment::fake_data2([7; 32])
 }
 
 /// A transaction from a draft, inputs and outputs as drafted (no fee, no signature).
