@@ -48,3 +48,15 @@ pub fn documented_baseline(code: i8) -> bool {
 pub fn documented_compiled(code: i8) -> bool {
     matches!(code, 0..=9 | 40..=68 | 90..=92)
 }
+
+/// The end of a search binary: its report, the elapsed time, then exit 1 with the number of
+/// problems, or the `clean` line.
+pub fn finish(report: &str, problems: u64, start: std::time::Instant, clean: &str) {
+    print!("{report}");
+    println!("elapsed: {:.1} s", start.elapsed().as_secs_f64());
+    if problems != 0 {
+        println!("RESULT: {problems} problems");
+        std::process::exit(1);
+    }
+    println!("RESULT: {clean}");
+}

@@ -23,11 +23,10 @@ fn main() {
     println!("accumulator search: {cfg:?}");
     let start = std::time::Instant::now();
     let st = run(&cfg, Variant::Core);
-    print!("{}", st.report());
-    println!("elapsed: {:.1} s", start.elapsed().as_secs_f64());
-    if st.problems() != 0 {
-        println!("RESULT: {} problems", st.problems());
-        std::process::exit(1);
-    }
-    println!("RESULT: 0 forgeries, 0 disagreements, every honest transition accepted");
+    assurance::finish(
+        &st.report(),
+        st.problems(),
+        start,
+        "0 forgeries, 0 disagreements, every honest transition accepted",
+    );
 }
