@@ -11,7 +11,7 @@ use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::deploy::{self, Deployment};
 use ckb_mmr_sdk::key::{Key, DEV_KEY};
 use ckb_mmr_sdk::mmr_cell::{self, Spend, DEFAULT_CELL_CAPACITY};
-use ckb_mmr_sdk::rpc::{CallError, IndexedCell, NodeError};
+use ckb_mmr_sdk::rpc::{IndexedCell, NodeError};
 use ckb_mmr_sdk::wallet::{exact_output, Built, Pay, Wallet, DEFAULT_FEE_RATE};
 use ckb_mmr_sdk::{hex, Format, Mode};
 use ckb_types::{bytes::Bytes, prelude::*, H256};
@@ -143,11 +143,7 @@ impl<'a> Fixture<'a> {
     }
 
     fn send(&self, b: &Built) -> Result<H256, NodeError> {
-        match self.chain.rpc.send_transaction(&b.tx) {
-            Ok(h) => Ok(h),
-            Err(CallError::Node(e)) => Err(e),
-            Err(CallError::Other(e)) => panic!("send_transaction: {e}"),
-        }
+        common::send(self.chain, b)
     }
 
     fn sent(&self, b: &Built, what: &str) {

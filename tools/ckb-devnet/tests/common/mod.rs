@@ -189,3 +189,16 @@ pub fn no_process_left(dir: &Path, secs: u64) -> bool {
     }
     false
 }
+
+/// Sends `b`: the node's refusal as its error; any other failure (transport, parse) ends the
+/// test, since these tests are about what the node decides.
+pub fn send(
+    chain: &ckb_mmr_sdk::chain::Chain,
+    b: &ckb_mmr_sdk::wallet::Built,
+) -> Result<ckb_types::H256, ckb_mmr_sdk::rpc::NodeError> {
+    match chain.rpc.send_transaction(&b.tx) {
+        Ok(h) => Ok(h),
+        Err(ckb_mmr_sdk::rpc::CallError::Node(e)) => Err(e),
+        Err(ckb_mmr_sdk::rpc::CallError::Other(e)) => panic!("send_transaction: {e}"),
+    }
+}
