@@ -490,8 +490,13 @@ pub fn send(wallet: &Wallet, built: &Built, what: &str) -> Result<ckb_types::H25
 /// ckb 0.210 reports a consumed cell dep as `Unknown(OutPoint(..))` once the spending block
 /// is committed (the spent cell has left its cell set), `Dead` while it still knows it.
 pub fn is_dead_cell(e: &NodeError) -> bool {
-    e.code == TRANSACTION_FAILED_TO_RESOLVE
-        && (e.message.contains("Dead(") || e.message.contains("Unknown("))
+    e.code == TRANSACTION_FAILED_TO_RESOLVE && names_dead_cell(&e.message)
+}
+
+/// True when the node's `message` (a refusal, or the reason a pooled transaction was rejected)
+/// says a cell is no longer live: `Dead(..)` or `Unknown(..)`.
+pub fn names_dead_cell(message: &str) -> bool {
+    message.contains("Dead(") || message.contains("Unknown(")
 }
 
 /// Cells locked by `locks`, all in one transaction paid by the wallet (output `i` is locked by

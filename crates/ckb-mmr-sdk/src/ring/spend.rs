@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 /// consumed.
 pub fn names_consumed(message: &str, op: &packed::OutPoint) -> bool {
     let named = format!("OutPoint({})", hex(op.as_slice()));
-    (message.contains("Dead(") || message.contains("Unknown(")) && message.contains(&named)
+    crate::accumulator::names_dead_cell(message) && message.contains(&named)
 }
 
 /// The one line a spender prints when its snapshot was consumed.
