@@ -21,7 +21,7 @@ use ckb_mmr_sdk::{by_reference_args, weight, Mode, Workload};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::TransactionBuilder,
-    packed::{CellInput, Script},
+    packed::{CellInput, CellOutput, Script},
     prelude::*,
 };
 use mmr_accumulator::build::{self, Nodes};
@@ -67,6 +67,23 @@ struct Ring {
 }
 
 impl Ring {
+    /// A ring cell under `t` with `lock`.
+    fn ring_output(&self, t: &Script, lock: &Script) -> CellOutput {
+        self.chain
+            .output(Some(t))
+            .as_builder()
+            .lock(lock.clone())
+            .build()
+    }
+
+    /// Notes the exit code among those reached.
+    fn record(&mut self, got: Outcome) -> Outcome {
+        if let Some(code) = got.code() {
+            self.seen.insert(code);
+        }
+        got
+    }
+
     fn new(k: u8) -> Ring {
         let chain = AccumulatorChain::new();
         let other_lock = chain
@@ -122,12 +139,7 @@ impl Ring {
         };
         let t = self.chain.type_script(&args);
         for (data, lock) in &c.ins {
-            let out = self
-                .chain
-                .output(Some(&t))
-                .as_builder()
-                .lock(lock.clone())
-                .build();
+            let out = self.ring_output(&t, lock);
             let cell = self
                 .chain
                 .context
@@ -136,12 +148,7 @@ impl Ring {
             witnesses.push(Bytes::new());
         }
         for (data, lock) in &c.outs {
-            let out = self
-                .chain
-                .output(Some(&t))
-                .as_builder()
-                .lock(lock.clone())
-                .build();
+            let out = self.ring_output(&t, lock);
             tx = tx
                 .output(out)
                 .output_data(Bytes::copy_from_slice(data).pack());
@@ -167,10 +174,7 @@ impl Ring {
     fn run_raw(&mut self, c: &Candidate) -> Outcome {
         let (tx, _) = self.tx(c);
         let got = self.chain.run(tx);
-        if let Some(code) = got.code() {
-            self.seen.insert(code);
-        }
-        got
+        self.record(got)
     }
 
     /// Runs `c` in the VM and in the core; asserts they agree and returns the VM's outcome.
@@ -392,22 +396,14 @@ impl Ring {
         tx = tx.input(CellInput::new_builder().previous_output(cell).build());
         let t = self.chain.type_script(c.args.as_ref().unwrap());
         for (data, lock) in &c.outs {
-            let out = self
-                .chain
-                .output(Some(&t))
-                .as_builder()
-                .lock(lock.clone())
-                .build();
+            let out = self.ring_output(&t, lock);
             tx = tx
                 .output(out)
                 .output_data(Bytes::copy_from_slice(data).pack())
                 .witness(witness(None, Some(&c.payload)).pack());
         }
         let got = self.chain.run(tx);
-        if let Some(code) = got.code() {
-            self.seen.insert(code);
-        }
-        got
+        self.record(got)
     }
 
     /// The step mutations at one state (`all` the history's commitments, for other states).
