@@ -10,10 +10,10 @@ use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
 use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::deploy::{self, Deployment};
 use ckb_mmr_sdk::key::{Key, DEV_KEY};
-use ckb_mmr_sdk::mmr_cell::{self, Spend, DEFAULT_CELL_CAPACITY};
+use ckb_mmr_sdk::mmr_cell::{Spend, DEFAULT_CELL_CAPACITY};
 use ckb_mmr_sdk::rpc::{IndexedCell, NodeError};
 use ckb_mmr_sdk::wallet::{exact_output, Built, Pay, Wallet, DEFAULT_FEE_RATE};
-use ckb_mmr_sdk::{hex, Format, Mode};
+use ckb_mmr_sdk::{hex, Mode};
 use ckb_types::{bytes::Bytes, prelude::*, H256};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -108,16 +108,7 @@ impl<'a> Fixture<'a> {
     /// The spend of `cell` proving leaf 0 of the accumulator's first `n` leaves, with the
     /// current accumulator cell as its dep.
     fn spend(&self, cell: &IndexedCell, n: usize) -> Spend {
-        let w = mmr_cell::prove(&self.leaves[..n], &[0]).unwrap();
-        Spend::new(
-            cell.clone(),
-            self.verifier.clone(),
-            &w,
-            Format::Compiled,
-            Mode::Plain,
-        )
-        .unwrap()
-        .with_dep(self.acc.cell_dep())
+        common::reference_spend(cell, &self.verifier, &self.leaves[..n], self.acc.cell_dep())
     }
 
     /// A by-reference spend against the current accumulator: it pays its own fee, so it

@@ -94,18 +94,9 @@ impl<'a> Fixture<'a> {
     /// A spend of `cell` proving leaf 0 against `snapshot`, with it as the dep.
     fn spend(&self, cell: &IndexedCell, snapshot: &accumulator::Accumulator) -> Built {
         let n = snapshot.leaf_count as usize;
-        let w = mmr_cell::prove(&self.leaves[..n], &[0]).unwrap();
-        Spend::new(
-            cell.clone(),
-            self.verifier.clone(),
-            &w,
-            Format::Compiled,
-            Mode::Plain,
-        )
-        .unwrap()
-        .with_dep(snapshot.cell_dep())
-        .build(&self.payer)
-        .unwrap()
+        common::reference_spend(cell, &self.verifier, &self.leaves[..n], snapshot.cell_dep())
+            .build(&self.payer)
+            .unwrap()
     }
 
     /// The next append, chained on the admin's last one (pooled or not), sent.

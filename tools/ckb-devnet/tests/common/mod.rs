@@ -202,3 +202,23 @@ pub fn send(
         Err(ckb_mmr_sdk::rpc::CallError::Other(e)) => panic!("send_transaction: {e}"),
     }
 }
+
+/// A by-reference spend of `cell` proving leaf 0 of `leaves` (the MMR its dep holds) with the
+/// compiled verifier's plain mode, `dep` the accumulator or ring snapshot it reads.
+pub fn reference_spend(
+    cell: &ckb_mmr_sdk::rpc::IndexedCell,
+    verifier: &ckb_mmr_sdk::deploy::Deployment,
+    leaves: &[[u8; 32]],
+    dep: ckb_types::packed::CellDep,
+) -> ckb_mmr_sdk::mmr_cell::Spend {
+    let w = ckb_mmr_sdk::mmr_cell::prove(leaves, &[0]).unwrap();
+    ckb_mmr_sdk::mmr_cell::Spend::new(
+        cell.clone(),
+        verifier.clone(),
+        &w,
+        ckb_mmr_sdk::Format::Compiled,
+        ckb_mmr_sdk::Mode::Plain,
+    )
+    .unwrap()
+    .with_dep(dep)
+}
