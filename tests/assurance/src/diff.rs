@@ -206,7 +206,20 @@ impl Truth {
     fn leaf(&self, i: u64) -> Option<[u8; 32]> {
         match &self.mmr {
             Some(m) => m.leaves.get(i as usize).copied(),
-            None => self.claims.iter().find(|c| c.0 == i).map(|c| c.1),
+            // A synthetic MMR's leaves are its claims and the height-0 nodes of their proof (a
+            // claim's sibling, or a one-leaf peak): those values are leaves too.
+            None => self
+                .claims
+                .iter()
+                .find(|c| c.0 == i)
+                .map(|c| c.1)
+                .or_else(|| self.roles.get(&model::Role::Node(i, 0)).copied())
+                .or_else(|| {
+                    let k = model::peaks(self.leaf_count)
+                        .iter()
+                        .position(|&p| p == (i, 0))?;
+                    self.roles.get(&model::Role::Peak(k)).copied()
+                }),
         }
     }
 
@@ -787,8 +800,8 @@ impl Case {
     /// Do the claims of an accepted lock hold?
     ///
     /// - Args with the MMR's root and size: every claimed leaf must be the MMR's leaf at that
-    ///   index (for a synthetic MMR, one of the claims it was built from: any other leaf's
-    ///   value would need a preimage of a random node).
+    ///   index (for a synthetic MMR, one of the claims it was built from or a height-0 node of
+    ///   their proof: any other leaf's value would need a preimage of a random node).
     /// - The same root with another canonical size commits to a different shape over the
     ///   same hashes: a peak may stand for a bagged pair, an inner node for a leaf. That is a
     ///   true statement about that root, not a forgery, so then every claimed value must be

@@ -49,3 +49,20 @@ fn synthetic_large_mmrs_honest_proofs_accepted() {
     }
     assert!(big > 100);
 }
+
+/// A fuzz find (the differential target, 2026-11-26): in a synthetic MMR of 2^49 + 1 leaves,
+/// a claimed leaf and its height-0 sibling item swapped, with the index moved to the
+/// sibling. That proves leaf i + 1's true value (a height-0 item *is* a leaf), which all three
+/// cores rightly accept; the oracle knew only the claimed leaves and called it a forgery.
+#[test]
+fn a_height_0_item_is_a_leaf_of_the_synthetic_mmr() {
+    let data: [u8; 104] = [
+        13, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+        16, 16, 0, 2, 114, 18, 2, 0, 119, 251, 16, 16, 16, 16, 16, 1, 0, 0, 3, 16, 16, 16, 16, 16,
+        16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+        16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 0,
+        0, 0, 0, 0, 0, 0, 250, 250, 250, 250, 250,
+    ];
+    let codes = assurance::diff::run_one(&data).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((codes.baseline, codes.compiled, codes.c), (0, 0, 0));
+}
