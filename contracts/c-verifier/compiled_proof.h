@@ -390,14 +390,7 @@ static int cp_verify(const uint8_t *payload, uint64_t len, uint64_t leaf_count,
                      const uint8_t root[32]) {
   uint8_t computed[32];
   int rc = cp_compute_root(payload, len, leaf_count, computed);
-  if (rc != CP_OK) {
-    return rc;
-  }
-  uint64_t diff = 0; /* step 9, a word at a time */
-  for (int i = 0; i < 32; i += 8) {
-    diff |= cp_u64le(computed + i) ^ cp_u64le(root + i);
-  }
-  return diff == 0 ? CP_OK : CP_ERR_ROOT_MISMATCH;
+  return rc != CP_OK ? rc : cp_check_root(computed, root);
 }
 
 #endif /* MMR_COMPILED_PROOF_H_ */

@@ -68,27 +68,31 @@ static inline void cp_store_words(cp_words_t words, uint8_t out[32]);
 /* Step 9 reports the lock-level code. */
 #define CP_ERR_ROOT_MISMATCH 9
 
-/* Little-endian reads at any alignment: on little-endian targets a fixed-size memcpy into
- * a local (one load where misaligned loads are allowed), elsewhere byte by byte. */
+/* Little-endian reads at any alignment: a fixed-size memcpy into a local, one load where
+ * misaligned loads are allowed. Both targets (riscv64 and the host harness) are
+ * little-endian. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian targets only");
+
 static inline uint64_t cp_u32le(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   uint32_t v;
   __builtin_memcpy(&v, p, sizeof v);
   return v;
-#else
-  return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) |
-         ((uint64_t)p[3] << 24);
-#endif
 }
 
 static inline uint64_t cp_u64le(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   uint64_t v;
   __builtin_memcpy(&v, p, sizeof v);
   return v;
-#else
-  return cp_u32le(p) | (cp_u32le(p + 4) << 32);
-#endif
+}
+
+/* The last step of both formats: CP_OK when the computed root equals root, compared a word
+ * at a time, else CP_ERR_ROOT_MISMATCH. */
+static inline int cp_check_root(const uint8_t computed[32], const uint8_t root[32]) {
+  uint64_t diff = 0;
+  for (int i = 0; i < 32; i += 8) {
+    diff |= cp_u64le(computed + i) ^ cp_u64le(root + i);
+  }
+  return diff == 0 ? CP_OK : CP_ERR_ROOT_MISMATCH;
 }
 
 #define CP_LIKELY(c) __builtin_expect(!!(c), 1)

@@ -8,8 +8,7 @@
 #![no_std]
 #![cfg_attr(not(test), no_main)]
 
-#[cfg(not(test))]
-ckb_std::entry!(program_entry);
+mmr_lock::no_heap_entry!(program_entry);
 
 use ckb_std::ckb_constants::{CellField, Source};
 use ckb_std::error::SysError;
@@ -18,11 +17,6 @@ use compiled_proof::KernelMerge;
 use mmr_accumulator::{witness, Error, Workspace, COMMITMENT_LEN};
 
 mod ring;
-
-// ckb-std's entry links `alloc`, which needs a global allocator; nothing here allocates.
-#[cfg(not(test))]
-#[global_allocator]
-static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
 
 /// Largest witness loaded; longer ones are refused (124), never truncated.
 const MAX_WITNESS_SIZE: usize = 65536;

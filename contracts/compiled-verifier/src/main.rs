@@ -4,15 +4,9 @@
 #![no_std]
 #![cfg_attr(not(test), no_main)]
 
-#[cfg(not(test))]
-ckb_std::entry!(program_entry);
+mmr_lock::no_heap_entry!(program_entry);
 
 use compiled_proof::KernelMerge;
-
-// ckb-std's entry links `alloc`, which needs a global allocator; nothing here allocates.
-#[cfg(not(test))]
-#[global_allocator]
-static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
 
 // The payload format: the compact one (version 2) by default; the command stream (version 1)
 // without the `compact` feature, for the journey's earlier steps.

@@ -10,7 +10,7 @@
 //! every rejection of it precedes the hashing) and then one forward pass over the values and
 //! items, on a fixed stack of [`STACK_CAPACITY`] entries, with no heap.
 
-use crate::{FormatError, Hash, Merge, LEAF_COUNT_LIMIT, STACK_CAPACITY};
+use crate::{check_root, FormatError, Hash, Merge, LEAF_COUNT_LIMIT, STACK_CAPACITY};
 
 /// The version byte, the payload's first.
 pub const VERSION: u8 = 0x02;
@@ -190,17 +190,7 @@ pub fn verify_with<M: Merge>(
     root: &[u8; 32],
     leaf_count: u64,
 ) -> Result<(), FormatError> {
-    let computed = root_words::<M>(stack, payload, leaf_count)?;
-    // A word at a time, branch-free: cheaper than a memcmp call on the contract target.
-    let expected = M::load_words(root);
-    let diff = computed
-        .iter()
-        .zip(expected)
-        .fold(0u64, |acc, (a, b)| acc | (a ^ b));
-    if diff != 0 {
-        return Err(FormatError::RootMismatch);
-    }
-    Ok(())
+    check_root::<M>(root_words::<M>(stack, payload, leaf_count)?, root)
 }
 
 /// [`verify_with`], returning the proved leaves of the accepted payload (for an owner
@@ -217,6 +207,8 @@ pub fn verify_leaves<'a, M: Merge>(
 
 /// The leaves of a payload that passed steps 2-5: the index section's end is the byte after
 /// its `n + 1`-th varint end (the count's and the gaps'), found without the checks again.
+/// Rescanned rather than kept from the verification, whose walk would carry it in one more
+/// register across every hash.
 fn verified_leaves(payload: &[u8]) -> Leaves<'_> {
     let body = payload.get(1..).unwrap_or_default();
     let mut count = body;
@@ -341,13 +333,13 @@ fn root_words<M: Merge>(
                 let mut h = 0u32;
                 loop {
                     let ahead = merges >> h;
-                    let end = if ahead != 0 {
+                    let run_end = if ahead != 0 {
                         h.wrapping_add(ahead.trailing_zeros())
                     } else {
                         stop
                     };
                     let (segment, after) = run
-                        .split_at_checked(end.wrapping_sub(h) as usize * HASH_LEN)
+                        .split_at_checked(run_end.wrapping_sub(h) as usize * HASH_LEN)
                         .unwrap_or_default();
                     run = after;
                     let mut x = index >> h;
@@ -359,13 +351,13 @@ fn root_words<M: Merge>(
                         };
                         x >>= 1;
                     }
-                    if end == stop {
+                    if run_end == stop {
                         break;
                     }
                     // A right child meets the node waiting at this height: the stack's top.
                     top = top.wrapping_sub(1);
                     node = M::merge_words_right(&entries[top & MASK].0, node);
-                    h = end.wrapping_add(1);
+                    h = run_end.wrapping_add(1);
                 }
                 index = next;
                 if stop == height {
@@ -377,7 +369,8 @@ fn root_words<M: Merge>(
             }
         } else if left == 0 && rem != 0 {
             // No proved leaf here or later, and at least one more peak: one item bags this
-            // peak and all the following ones.
+            // peak and all the following ones. (Folding the two leafless arms into one costs
+            // the walk 0.2% more cycles: its code is laid out differently.)
             rem = 0;
             M::load_words(take_item(&mut items)?)
         } else {

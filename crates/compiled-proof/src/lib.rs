@@ -250,12 +250,16 @@ pub fn verify_with<M: Merge>(
     root: &[u8; 32],
     leaf_count: u64,
 ) -> Result<(), FormatError> {
-    let computed = root_words::<M>(stack, payload, leaf_count)?;
-    // A word at a time, branch-free: cheaper than a memcmp call on the contract target.
-    let expected = M::load_words(root);
+    check_root::<M>(root_words::<M>(stack, payload, leaf_count)?, root)
+}
+
+/// The last step of both formats: the computed root equals the expected one, compared a word
+/// at a time and branch-free (cheaper than a memcmp call on the contract target).
+#[inline(always)]
+fn check_root<M: Merge>(computed: [u64; 4], root: &[u8; 32]) -> Result<(), FormatError> {
     let diff = computed
         .iter()
-        .zip(expected)
+        .zip(M::load_words(root))
         .fold(0u64, |acc, (a, b)| acc | (a ^ b));
     if diff != 0 {
         return Err(FormatError::RootMismatch);

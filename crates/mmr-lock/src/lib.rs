@@ -10,7 +10,7 @@ pub mod load;
 #[cfg(feature = "ckb")]
 mod no_heap;
 #[cfg(feature = "ckb")]
-pub use no_heap::NoHeap;
+pub use no_heap::{__ckb_std, NoHeap};
 pub mod mmr;
 pub mod owner;
 pub mod reference;

@@ -13,3 +13,20 @@ unsafe impl core::alloc::GlobalAlloc for NoHeap {
     }
     unsafe fn dealloc(&self, _: *mut u8, _: core::alloc::Layout) {}
 }
+
+#[doc(hidden)]
+pub use ckb_std as __ckb_std;
+
+/// A contract's entry point when nothing in it allocates: ckb-std's `entry!` calling `$main`,
+/// with [`NoHeap`] as the global allocator its `alloc` link needs. Left out of test builds,
+/// where the host's allocator and `main` serve.
+#[macro_export]
+macro_rules! no_heap_entry {
+    ($main:path) => {
+        #[cfg(not(test))]
+        $crate::__ckb_std::entry!($main);
+        #[cfg(not(test))]
+        #[global_allocator]
+        static ALLOCATOR: $crate::NoHeap = $crate::NoHeap;
+    };
+}

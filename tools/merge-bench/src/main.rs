@@ -18,12 +18,7 @@
 #![no_std]
 #![cfg_attr(not(test), no_main)]
 
-#[cfg(not(test))]
-ckb_std::entry!(program_entry);
-
-#[cfg(not(test))]
-#[global_allocator]
-static ALLOCATOR: mmr_lock::NoHeap = mmr_lock::NoHeap;
+mmr_lock::no_heap_entry!(program_entry);
 
 /// `(path, count, seed)`; `seed` is 0 unless the args carry one.
 fn args() -> Option<(u8, u32, u64)> {
