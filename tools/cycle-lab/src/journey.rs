@@ -38,6 +38,22 @@ pub struct Row {
     pub cost: Cost,
 }
 
+impl Row {
+    /// The columns after the delta, in the tables' order: the sweep's min, median and max, the
+    /// stripped size, then the reference transaction's bytes, weight and fee.
+    fn measured(&self) -> [u64; 7] {
+        [
+            self.sweep.min,
+            self.sweep.median,
+            self.sweep.max,
+            self.stripped_bytes,
+            self.cost.tx_bytes as u64,
+            self.cost.weight,
+            self.cost.fee,
+        ]
+    }
+}
+
 /// The whole table.
 #[derive(Debug, Clone)]
 pub struct Journey {
@@ -159,19 +175,16 @@ impl Journey {
         );
         for r in &self.rows {
             s.push_str(&format!(
-                "{:<3} {:<40} {:>10} {:>9} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7}\n",
+                "{:<3} {:<40} {:>10} {:>9}",
                 r.variant.tag,
                 r.variant.label,
                 r.reference_cycles,
                 r.delta.map(|d| format!("{d:+}")).unwrap_or_default(),
-                r.sweep.min,
-                r.sweep.median,
-                r.sweep.max,
-                r.stripped_bytes,
-                r.cost.tx_bytes,
-                r.cost.weight,
-                r.cost.fee
             ));
+            for (n, width) in r.measured().into_iter().zip([10, 10, 10, 8, 8, 7, 7]) {
+                s.push_str(&format!(" {n:>width$}"));
+            }
+            s.push('\n');
         }
         s
     }
@@ -185,19 +198,14 @@ impl Journey {
             self.reference_seed
         );
         for r in &self.rows {
+            let measured: Vec<String> = r.measured().into_iter().map(thousands).collect();
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} |\n",
                 r.variant.tag,
                 r.variant.label,
                 thousands(r.reference_cycles as i64),
                 r.delta.map(signed).unwrap_or_default(),
-                thousands(r.sweep.min as i64),
-                thousands(r.sweep.median as i64),
-                thousands(r.sweep.max as i64),
-                thousands(r.stripped_bytes as i64),
-                thousands(r.cost.tx_bytes as i64),
-                thousands(r.cost.weight),
-                thousands(r.cost.fee)
+                measured.join(" | ")
             ));
         }
         s
@@ -209,20 +217,15 @@ impl Journey {
              tx_bytes,weight,fee\n",
         );
         for r in &self.rows {
+            let measured: Vec<String> = r.measured().iter().map(u64::to_string).collect();
             s.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{}\n",
                 r.variant.tag,
                 csv_field(&r.variant.label),
                 r.variant.group,
                 r.reference_cycles,
                 r.delta.map(|d| d.to_string()).unwrap_or_default(),
-                r.sweep.min,
-                r.sweep.median,
-                r.sweep.max,
-                r.stripped_bytes,
-                r.cost.tx_bytes,
-                r.cost.weight,
-                r.cost.fee
+                measured.join(",")
             ));
         }
         s
