@@ -8,10 +8,9 @@ mod common;
 
 use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
 use ckb_mmr_sdk::chain::Chain;
-use ckb_mmr_sdk::deploy::{self, Deployment};
 use ckb_mmr_sdk::key::{Key, DEV_KEY};
-use ckb_mmr_sdk::mmr_cell::{Spend, DEFAULT_CELL_CAPACITY};
-use ckb_mmr_sdk::rpc::{IndexedCell, NodeError};
+use ckb_mmr_sdk::mmr_cell::Spend;
+use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{exact_output, Built, Pay, Wallet, DEFAULT_FEE_RATE};
 use ckb_mmr_sdk::{hex, Mode};
 use ckb_types::{bytes::Bytes, prelude::*, H256};
@@ -40,11 +39,7 @@ impl State {
 }
 
 struct Fixture<'a> {
-    chain: &'a Chain,
-    payer: Wallet<'a>,
-    verifier: Deployment,
-    acc_code: Deployment,
-    leaves: Vec<[u8; 32]>,
+    dev: common::Deployed<'a>,
     /// The accumulator as of its last committed append.
     acc: Accumulator,
     /// Cells locked by reference to the accumulator, not yet spent.
@@ -77,28 +72,15 @@ fn hash(b: &Built) -> H256 {
 
 impl<'a> Fixture<'a> {
     fn new(chain: &'a Chain, key: &'a Key) -> Fixture<'a> {
-        let payer = Wallet::new(chain, key, DEFAULT_FEE_RATE);
-        let release = common::release();
-        let binary = |name: &str| std::fs::read(release.join(name)).unwrap();
-        let verifier = deploy::deploy(&payer, &binary("compiled-verifier"), false).unwrap();
-        let acc_code = deploy::deploy(&payer, &binary("accumulator-type"), false).unwrap();
-        let leaves: Vec<[u8; 32]> = (1..=40u8).map(|i| [i; 32]).collect();
-        let draft = accumulator::create_draft(&acc_code, payer.key.lock(), &leaves[..3]).unwrap();
-        let built = accumulator::complete(&payer, draft).unwrap();
+        let dev = common::Deployed::new(chain, key, 40);
+        let draft =
+            accumulator::create_draft(&dev.acc_code, dev.payer.key.lock(), &dev.leaves[..3])
+                .unwrap();
+        let built = accumulator::complete(&dev.payer, draft).unwrap();
         chain.send_and_commit(&built.tx).unwrap();
-        let acc = accumulator::after(acc_code.data_hash, &built).unwrap();
-        let lock = acc.reference_lock(&verifier.code, Mode::Plain);
-        let (cells, _) =
-            accumulator::lock_cells(&payer, &vec![lock; 10], DEFAULT_CELL_CAPACITY).unwrap();
-        Fixture {
-            chain,
-            payer,
-            verifier,
-            acc_code,
-            leaves,
-            acc,
-            cells,
-        }
+        let acc = accumulator::after(dev.acc_code.data_hash, &built).unwrap();
+        let cells = dev.lock_cells(acc.reference_lock(&dev.verifier.code, Mode::Plain), 10);
+        Fixture { dev, acc, cells }
     }
 
     fn cell(&mut self) -> IndexedCell {
@@ -108,44 +90,39 @@ impl<'a> Fixture<'a> {
     /// The spend of `cell` proving leaf 0 of the accumulator's first `n` leaves, with the
     /// current accumulator cell as its dep.
     fn spend(&self, cell: &IndexedCell, n: usize) -> Spend {
-        common::reference_spend(cell, &self.verifier, &self.leaves[..n], self.acc.cell_dep())
+        common::reference_spend(
+            cell,
+            &self.dev.verifier,
+            &self.dev.leaves[..n],
+            self.acc.cell_dep(),
+        )
     }
 
     /// A by-reference spend against the current accumulator: it pays its own fee, so it
     /// shares no input with the appends.
     fn reader(&self, cell: &IndexedCell) -> Built {
         let n = self.acc.leaf_count as usize;
-        self.spend(cell, n).build(&self.payer).unwrap()
+        self.spend(cell, n).build(&self.dev.payer).unwrap()
     }
 
     /// The append of the next leaf, consuming the current accumulator cell.
     fn append(&self) -> Built {
         let n = self.acc.leaf_count as usize;
-        let update = Update::Append(&self.leaves[..n + 1]);
+        let update = Update::Append(&self.dev.leaves[..n + 1]);
         let (new, lock, payload) = update.parts(&self.acc).unwrap();
-        let draft = accumulator::update_draft(&self.acc, &self.acc_code, &new, lock, &payload);
-        accumulator::complete(&self.payer, draft).unwrap()
+        let draft = accumulator::update_draft(&self.acc, &self.dev.acc_code, &new, lock, &payload);
+        accumulator::complete(&self.dev.payer, draft).unwrap()
     }
 
     /// Follows a committed append.
     fn appended(&mut self, append: &Built) {
-        self.acc = accumulator::after(self.acc_code.data_hash, append).unwrap();
-        self.chain.wait_indexer().unwrap();
-    }
-
-    fn send(&self, b: &Built) -> Result<H256, NodeError> {
-        common::send(self.chain, b)
-    }
-
-    fn sent(&self, b: &Built, what: &str) {
-        if let Err(e) = self.send(b) {
-            panic!("{what} refused: {} ({})", e.message, e.code);
-        }
+        self.acc = accumulator::after(self.dev.acc_code.data_hash, append).unwrap();
+        self.dev.chain.wait_indexer().unwrap();
     }
 
     /// `get_transaction`'s status and reason.
     fn status(&self, b: &Built) -> (String, String) {
-        let s = self.chain.rpc.transaction(&hash(b)).unwrap();
+        let s = self.dev.chain.rpc.transaction(&hash(b)).unwrap();
         s.map_or(("unknown".into(), String::new()), |s| {
             (s.status, s.reason.unwrap_or_default())
         })
@@ -154,6 +131,7 @@ impl<'a> Fixture<'a> {
     /// The pool's entry for `b`: its state and how many pooled ancestors it has.
     fn entry(&self, b: &Built) -> Option<(String, u64)> {
         let v = self
+            .dev
             .chain
             .rpc
             .call("get_pool_tx_detail_info", json!([hash(b)]))
@@ -173,9 +151,16 @@ impl<'a> Fixture<'a> {
 
     /// The node's current block template, once it is built on the tip.
     fn template(&self) -> Value {
-        let tip = self.chain.rpc.call("get_tip_header", json!([])).unwrap()["hash"].clone();
+        let tip = self
+            .dev
+            .chain
+            .rpc
+            .call("get_tip_header", json!([]))
+            .unwrap()["hash"]
+            .clone();
         wait_for("a template on the tip", || {
             let t = self
+                .dev
                 .chain
                 .rpc
                 .call("get_block_template", json!([]))
@@ -197,7 +182,8 @@ impl<'a> Fixture<'a> {
                        "data": data})
             })
             .collect::<Vec<_>>());
-        self.chain
+        self.dev
+            .chain
             .rpc
             .call("generate_block_with_template", json!([t]))
             .unwrap();
@@ -210,7 +196,7 @@ impl<'a> Fixture<'a> {
             if txs.iter().all(|b| self.status(b).0 == "committed") {
                 return txs.iter().map(|b| self.place(b)).collect();
             }
-            self.chain.next_block().unwrap();
+            self.dev.chain.next_block().unwrap();
         }
         let statuses: Vec<_> = txs.iter().map(|b| self.status(b)).collect();
         panic!("not all committed after 30 blocks: {statuses:?}");
@@ -218,11 +204,13 @@ impl<'a> Fixture<'a> {
 
     fn place(&self, b: &Built) -> (u64, usize) {
         let v = self
+            .dev
             .chain
             .rpc
             .call("get_transaction", json!([hash(b)]))
             .unwrap();
         let block = self
+            .dev
             .chain
             .rpc
             .call("get_block", json!([v["tx_status"]["block_hash"]]))
@@ -246,7 +234,7 @@ impl<'a> Fixture<'a> {
 fn reader_then_append(fx: &mut Fixture, state: State) {
     let cell = fx.cell();
     let reader = fx.reader(&cell);
-    fx.sent(&reader, "the spend");
+    fx.dev.sent(&reader, "the spend");
     match state {
         State::Pending => {}
         State::Gap => fx.mine(&[&reader], &[]),
@@ -257,7 +245,8 @@ fn reader_then_append(fx: &mut Fixture, state: State) {
     }
     fx.wait_entry(&reader, state, "the spend");
     let append = fx.append();
-    fx.sent(&append, "the append over a pooled spend of its cell");
+    fx.dev
+        .sent(&append, "the append over a pooled spend of its cell");
     let (_, ancestors) = fx.entry(&append).expect("the append is pooled");
     assert_eq!(ancestors, 1, "the append counts the spend as its parent");
     assert!(fx.entry(&reader).is_some(), "the spend stays pooled");
@@ -279,10 +268,11 @@ fn reader_then_append(fx: &mut Fixture, state: State) {
 fn append_then_reader(fx: &mut Fixture) {
     let cell = fx.cell();
     let append = fx.append();
-    fx.sent(&append, "the append");
+    fx.dev.sent(&append, "the append");
     let stale = fx.reader(&cell);
     let acc_point = hex(fx.acc.cell.out_point.as_slice());
     let e = fx
+        .dev
         .send(&stale)
         .expect_err("a spend of a cell the pool spends");
     assert_eq!(e.code, -301, "{}", e.message);
@@ -296,7 +286,7 @@ fn append_then_reader(fx: &mut Fixture) {
     assert_eq!(status, "rejected", "the refusal is on record too: {reason}");
     assert!(reason.contains("Dead(OutPoint("), "{reason}");
     fx.commit_all(&[&append]);
-    let e = fx.send(&stale).expect_err("a spend of a consumed cell");
+    let e = fx.dev.send(&stale).expect_err("a spend of a consumed cell");
     assert_eq!(e.code, -301, "{}", e.message);
     assert!(
         e.message
@@ -307,7 +297,7 @@ fn append_then_reader(fx: &mut Fixture) {
     eprintln!("spend after a committed append: {} ({})", e.message, e.code);
     fx.appended(&append);
     let rebuilt = fx.reader(&cell);
-    fx.sent(&rebuilt, "the rebuilt spend");
+    fx.dev.sent(&rebuilt, "the rebuilt spend");
     fx.commit_all(&[&rebuilt]);
 }
 
@@ -318,9 +308,9 @@ fn append_then_reader(fx: &mut Fixture) {
 fn block_commits_append_over(fx: &mut Fixture, state: State) {
     let cell = fx.cell();
     let reader = fx.reader(&cell);
-    fx.sent(&reader, "the spend");
+    fx.dev.sent(&reader, "the spend");
     let append = fx.append();
-    fx.sent(&append, "the append");
+    fx.dev.sent(&append, "the append");
     match state {
         State::Pending => {
             fx.mine(&[&append], &[]);
@@ -361,7 +351,12 @@ fn block_commits_append_over(fx: &mut Fixture, state: State) {
     );
     assert_eq!(fx.status(&append).0, "committed");
     assert!(
-        fx.chain.rpc.live_cell(&cell.out_point).unwrap().is_some(),
+        fx.dev
+            .chain
+            .rpc
+            .live_cell(&cell.out_point)
+            .unwrap()
+            .is_some(),
         "nothing is lost: the locked cell stays live"
     );
     eprintln!(
@@ -379,14 +374,14 @@ fn block_commits_append_over(fx: &mut Fixture, state: State) {
 fn replaced_reader_takes_the_append(fx: &mut Fixture) {
     let cell = fx.cell();
     let reader = fx.reader(&cell);
-    fx.sent(&reader, "the spend");
+    fx.dev.sent(&reader, "the spend");
     let append = fx.append();
-    fx.sent(&append, "the append");
+    fx.dev.sent(&append, "the append");
     let n = fx.acc.leaf_count as usize;
-    let richer = Wallet::new(fx.chain, fx.payer.key, 20 * DEFAULT_FEE_RATE);
+    let richer = Wallet::new(fx.dev.chain, fx.dev.payer.key, 20 * DEFAULT_FEE_RATE);
     let replacement = fx.spend(&cell, n).build(&richer).unwrap();
     assert!(replacement.fee > reader.fee + append.fee);
-    fx.sent(&replacement, "the replacement");
+    fx.dev.sent(&replacement, "the replacement");
     let (status, reason) = wait_for("the append's removal", || {
         Some(fx.status(&append)).filter(|(s, _)| s != "pending")
     });
@@ -397,7 +392,7 @@ fn replaced_reader_takes_the_append(fx: &mut Fixture) {
         "{reason}"
     );
     eprintln!("append under a replaced spend: {status}: {reason}");
-    fx.sent(&append, "the append, sent again");
+    fx.dev.sent(&append, "the append, sent again");
     let places = fx.commit_all(&[&replacement, &append]);
     assert!(places[0] < places[1], "{places:?}");
     fx.appended(&append);
@@ -411,26 +406,28 @@ fn append_and_read_in_one(fx: &mut Fixture) {
     let n = fx.acc.leaf_count as usize;
     let both = |proved_leaves: usize| -> Built {
         let spend = fx.spend(&cell, proved_leaves);
-        let update = Update::Append(&fx.leaves[..n + 1]);
+        let update = Update::Append(&fx.dev.leaves[..n + 1]);
         let (new, lock, payload) = update.parts(&fx.acc).unwrap();
-        let mut draft = accumulator::update_draft(&fx.acc, &fx.acc_code, &new, lock, &payload);
+        let mut draft = accumulator::update_draft(&fx.acc, &fx.dev.acc_code, &new, lock, &payload);
         draft.cell_deps.extend(spend.deps.clone());
-        draft.cell_deps.insert(1, fx.verifier.cell_dep());
+        draft.cell_deps.insert(1, fx.dev.verifier.cell_dep());
         draft
             .inputs
             .push((cell.out_point.clone(), cell.output.clone()));
-        let out = exact_output(fx.payer.key.lock(), None, 0)
+        let out = exact_output(fx.dev.payer.key.lock(), None, 0)
             .as_builder()
             .capacity(cell.capacity())
             .build();
         draft.outputs.push((out, Bytes::new()));
         draft.witnesses.push(spend.witness.clone());
-        fx.payer
+        fx.dev
+            .payer
             .complete(draft, Pay::Wallet { min_inputs: 0 })
             .unwrap()
     };
     let against_new = both(n + 1);
     let e = fx
+        .dev
         .send(&against_new)
         .expect_err("a proof of the root after");
     assert_eq!(e.code, -302, "{}", e.message);
@@ -444,7 +441,7 @@ fn append_and_read_in_one(fx: &mut Fixture) {
     let acc_point = fx.acc.cell.out_point.clone();
     assert!(tx.input_pts_iter().any(|p| p == acc_point));
     assert!(tx.cell_deps_iter().any(|d| d.out_point() == acc_point));
-    fx.sent(&honest, "append and read in one transaction");
+    fx.dev.sent(&honest, "append and read in one transaction");
     fx.commit_all(&[&honest]);
     eprintln!("append + read, proof against the old root: committed");
     fx.appended(&honest);

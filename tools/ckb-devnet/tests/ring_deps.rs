@@ -6,26 +6,19 @@ mod common;
 
 use ckb_mmr_sdk::accumulator::{self, Update};
 use ckb_mmr_sdk::chain::Chain;
-use ckb_mmr_sdk::deploy::{self, Deployment};
 use ckb_mmr_sdk::error::Error;
 use ckb_mmr_sdk::key::{Key, DEV_KEY};
-use ckb_mmr_sdk::mmr_cell::{self, Spend, DEFAULT_CELL_CAPACITY};
+use ckb_mmr_sdk::mmr_cell::{self, Spend};
 use ckb_mmr_sdk::ring::{self, Ring};
-use ckb_mmr_sdk::rpc::{IndexedCell, NodeError};
-use ckb_mmr_sdk::wallet::{
-    exact_output, Built, Draft, Pay, Wallet, DEFAULT_FEE_RATE, SHANNONS_PER_CKB,
-};
+use ckb_mmr_sdk::rpc::IndexedCell;
+use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, SHANNONS_PER_CKB};
 use ckb_mmr_sdk::{hex, Format, Mode};
 use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
 use serde_json::Value;
 use std::time::Duration;
 
 struct Fixture<'a> {
-    chain: &'a Chain,
-    payer: Wallet<'a>,
-    verifier: Deployment,
-    acc_code: Deployment,
-    leaves: Vec<[u8; 32]>,
+    dev: common::Deployed<'a>,
     /// The ring as the admin's last transaction left it (pooled appends included).
     ring: Ring,
     cells: Vec<IndexedCell>,
@@ -36,20 +29,13 @@ struct Fixture<'a> {
 
 impl<'a> Fixture<'a> {
     fn new(chain: &'a Chain, key: &'a Key, k: u8) -> Fixture<'a> {
-        let payer = Wallet::new(chain, key, DEFAULT_FEE_RATE);
-        let release = common::release();
-        let binary = |name: &str| std::fs::read(release.join(name)).unwrap();
-        let verifier = deploy::deploy(&payer, &binary("compiled-verifier"), false).unwrap();
-        let acc_code = deploy::deploy(&payer, &binary("accumulator-type"), false).unwrap();
-        let leaves: Vec<[u8; 32]> = (1..=60u8).map(|i| [i; 32]).collect();
-        let creation = ring::Creation::Create(&leaves[..3]);
-        let draft = ring::create_draft(&acc_code, payer.key.lock(), k, creation).unwrap();
-        let built = accumulator::complete(&payer, draft).unwrap();
+        let dev = common::Deployed::new(chain, key, 60);
+        let creation = ring::Creation::Create(&dev.leaves[..3]);
+        let draft = ring::create_draft(&dev.acc_code, dev.payer.key.lock(), k, creation).unwrap();
+        let built = accumulator::complete(&dev.payer, draft).unwrap();
         chain.send_and_commit(&built.tx).unwrap();
-        let ring = ring::after_creation(acc_code.data_hash, &built).unwrap();
-        let lock = ring.reference_lock(&verifier.code, Mode::Plain);
-        let (cells, _) =
-            accumulator::lock_cells(&payer, &vec![lock; 6], DEFAULT_CELL_CAPACITY).unwrap();
+        let ring = ring::after_creation(dev.acc_code.data_hash, &built).unwrap();
+        let cells = dev.lock_cells(ring.reference_lock(&dev.verifier.code, Mode::Plain), 6);
         let fee_out = exact_output(key.lock(), None, 0)
             .as_builder()
             .capacity(5_000 * SHANNONS_PER_CKB)
@@ -58,7 +44,8 @@ impl<'a> Fixture<'a> {
             outputs: vec![(fee_out.clone(), Bytes::new())],
             ..Draft::default()
         };
-        let funding = payer
+        let funding = dev
+            .payer
             .complete(draft, Pay::Wallet { min_inputs: 1 })
             .unwrap();
         let hash = chain.send_and_commit(&funding.tx).unwrap();
@@ -68,23 +55,19 @@ impl<'a> Fixture<'a> {
             data: Some(Vec::new()),
         };
         Fixture {
-            fee_cell,
-            chain,
-            payer,
-            verifier,
-            acc_code,
-            leaves,
+            dev,
             ring,
             cells,
+            fee_cell,
         }
     }
 
     /// The committed ring, from the indexer.
     fn committed(&self) -> Ring {
-        self.chain.wait_indexer().unwrap();
+        self.dev.chain.wait_indexer().unwrap();
         ring::find(
-            self.chain,
-            self.acc_code.data_hash,
+            self.dev.chain,
+            self.dev.acc_code.data_hash,
             self.ring.type_id(),
             self.ring.k,
         )
@@ -94,26 +77,31 @@ impl<'a> Fixture<'a> {
     /// A spend of `cell` proving leaf 0 against `snapshot`, with it as the dep.
     fn spend(&self, cell: &IndexedCell, snapshot: &accumulator::Accumulator) -> Built {
         let n = snapshot.leaf_count as usize;
-        common::reference_spend(cell, &self.verifier, &self.leaves[..n], snapshot.cell_dep())
-            .build(&self.payer)
-            .unwrap()
+        common::reference_spend(
+            cell,
+            &self.dev.verifier,
+            &self.dev.leaves[..n],
+            snapshot.cell_dep(),
+        )
+        .build(&self.dev.payer)
+        .unwrap()
     }
 
     /// The next append, chained on the admin's last one (pooled or not), sent.
     fn append(&mut self) -> Built {
         let n = self.ring.head.leaf_count as usize;
-        let (new, _, payload) = Update::Append(&self.leaves[..n + 1])
+        let (new, _, payload) = Update::Append(&self.dev.leaves[..n + 1])
             .parts(&self.ring.head)
             .unwrap();
-        let mut draft = ring::step_draft(&self.ring, &self.acc_code, &new, &payload).unwrap();
+        let mut draft = ring::step_draft(&self.ring, &self.dev.acc_code, &new, &payload).unwrap();
         let fee = &self.fee_cell;
         draft
             .inputs
             .push((fee.out_point.clone(), fee.output.clone()));
         draft.outputs.push((fee.output.clone(), Bytes::new()));
         let at = draft.outputs.len() - 1;
-        let built = self.payer.complete(draft, Pay::FromOutput(at)).unwrap();
-        self.sent(&built, "an append");
+        let built = self.dev.payer.complete(draft, Pay::FromOutput(at)).unwrap();
+        self.dev.sent(&built, "an append");
         self.ring = self.ring.after(&built.tx).unwrap();
         self.fee_cell = IndexedCell {
             out_point: packed::OutPoint::new(built.tx.calc_tx_hash(), at as u32),
@@ -123,19 +111,10 @@ impl<'a> Fixture<'a> {
         built
     }
 
-    fn send(&self, b: &Built) -> Result<H256, NodeError> {
-        common::send(self.chain, b)
-    }
-
-    fn sent(&self, b: &Built, what: &str) {
-        if let Err(e) = self.send(b) {
-            panic!("{what} refused: {} ({})", e.message, e.code);
-        }
-    }
-
     fn status(&self, b: &Built) -> String {
         let h: H256 = b.tx.calc_tx_hash().unpack();
-        self.chain
+        self.dev
+            .chain
             .rpc
             .transaction(&h)
             .unwrap()
@@ -147,7 +126,7 @@ impl<'a> Fixture<'a> {
             if txs.iter().all(|b| self.status(b) == "committed") {
                 return;
             }
-            self.chain.next_block().unwrap();
+            self.dev.chain.next_block().unwrap();
         }
         let statuses: Vec<_> = txs.iter().map(|b| self.status(b)).collect();
         panic!("not all committed after 40 blocks: {statuses:?}");
@@ -171,7 +150,7 @@ fn a_snapshot_outlives_k_minus_1_appends_and_then_is_refused_by_name() {
     let snapshot = committed.newest().clone();
     let cell = fx.cells.pop().unwrap();
     let reader = fx.spend(&cell, &snapshot);
-    fx.sent(&reader, "the spend on the newest snapshot");
+    fx.dev.sent(&reader, "the spend on the newest snapshot");
     let appends: Vec<Built> = (1..k).map(|_| fx.append()).collect();
     assert!(
         fx.ring
@@ -198,7 +177,10 @@ fn a_snapshot_outlives_k_minus_1_appends_and_then_is_refused_by_name() {
     let cell = fx.cells.pop().unwrap();
     let kth = fx.append();
     let stale = fx.spend(&cell, &snapshot);
-    let e = fx.send(&stale).expect_err("a spend on a consumed snapshot");
+    let e = fx
+        .dev
+        .send(&stale)
+        .expect_err("a spend on a consumed snapshot");
     let named = format!("OutPoint({})", hex(snapshot.cell.out_point.as_slice()));
     assert_eq!(e.code, -301, "{}", e.message);
     assert!(
@@ -212,7 +194,10 @@ fn a_snapshot_outlives_k_minus_1_appends_and_then_is_refused_by_name() {
     // The pool applies the committed block on its own task: until then it still says Dead.
     let start = std::time::Instant::now();
     let e = loop {
-        let e = fx.send(&stale).expect_err("a spend on a consumed snapshot");
+        let e = fx
+            .dev
+            .send(&stale)
+            .expect_err("a spend on a consumed snapshot");
         assert_eq!(e.code, -301, "{}", e.message);
         assert!(ring::names_consumed(&e.message, &snapshot.cell.out_point));
         if e.message.contains(&format!("Unknown({named}")) || start.elapsed().as_secs() > 60 {
@@ -228,7 +213,8 @@ fn a_snapshot_outlives_k_minus_1_appends_and_then_is_refused_by_name() {
     let newest = fx.committed().newest().clone();
     assert!(newest.commitment.mmr_size > snapshot.commitment.mmr_size);
     let rebuilt = fx.spend(&cell, &newest);
-    fx.sent(&rebuilt, "the spend rebuilt on the newest snapshot");
+    fx.dev
+        .sent(&rebuilt, "the spend rebuilt on the newest snapshot");
     fx.commit_all(&[&rebuilt]);
     node.stop().unwrap();
 }
@@ -248,7 +234,7 @@ fn the_spender_rebuilds_on_the_newest_snapshot_and_stops_on_its_own_bugs() {
     fx.borrow().commit_all(&[&first]);
     let (code_hash, type_id) = {
         let f = fx.borrow();
-        (f.acc_code.data_hash, f.ring.type_id())
+        (f.dev.acc_code.data_hash, f.ring.type_id())
     };
     let cell = fx.borrow_mut().cells.pop().unwrap();
     let mut calls = Vec::new();
@@ -288,17 +274,17 @@ fn the_spender_rebuilds_on_the_newest_snapshot_and_stops_on_its_own_bugs() {
         let mut head = committed.head.clone();
         head.leaf_count = committed.newest().leaf_count;
         let n = head.leaf_count as usize;
-        let w = mmr_cell::prove(&f.leaves[..n], &[0]).unwrap();
+        let w = mmr_cell::prove(&f.dev.leaves[..n], &[0]).unwrap();
         Ok(Spend::new(
             cell.clone(),
-            f.verifier.clone(),
+            f.dev.verifier.clone(),
             &w,
             Format::Compiled,
             Mode::Plain,
         )
         .unwrap()
         .with_dep(head.cell_dep())
-        .build(&f.payer)
+        .build(&f.dev.payer)
         .unwrap())
     })
     .err()

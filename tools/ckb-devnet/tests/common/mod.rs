@@ -1,7 +1,15 @@
-//! Shared by the dev-chain tests: paths, a fresh node per test, and process checks.
+//! Shared by the dev-chain tests: paths, a fresh node per test, process checks, and the
+//! deployments the accumulator's and the ring's pool tests start from.
 #![allow(dead_code)]
 
+use ckb_mmr_sdk::chain::Chain;
+use ckb_mmr_sdk::deploy::{self, Deployment};
+use ckb_mmr_sdk::key::Key;
+use ckb_mmr_sdk::mmr_cell::DEFAULT_CELL_CAPACITY;
 use ckb_mmr_sdk::node::{self, Node, Tie};
+use ckb_mmr_sdk::rpc::{IndexedCell, NodeError};
+use ckb_mmr_sdk::wallet::{Built, Wallet, DEFAULT_FEE_RATE};
+use ckb_types::{packed, H256};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -221,4 +229,52 @@ pub fn reference_spend(
     )
     .unwrap()
     .with_dep(dep)
+}
+
+/// What the pool tests of the accumulator and of the ring start from: the payer's wallet on
+/// `chain`, the compiled verifier and the accumulator type deployed by it, and the leaves the
+/// MMR grows through ([1; 32], [2; 32], ...).
+pub struct Deployed<'a> {
+    pub chain: &'a Chain,
+    pub payer: Wallet<'a>,
+    pub verifier: Deployment,
+    pub acc_code: Deployment,
+    pub leaves: Vec<[u8; 32]>,
+}
+
+impl<'a> Deployed<'a> {
+    pub fn new(chain: &'a Chain, key: &'a Key, leaves: u8) -> Deployed<'a> {
+        let payer = Wallet::new(chain, key, DEFAULT_FEE_RATE);
+        let release = release();
+        let binary = |name: &str| std::fs::read(release.join(name)).unwrap();
+        let verifier = deploy::deploy(&payer, &binary("compiled-verifier"), false).unwrap();
+        let acc_code = deploy::deploy(&payer, &binary("accumulator-type"), false).unwrap();
+        Deployed {
+            chain,
+            payer,
+            verifier,
+            acc_code,
+            leaves: (1..=leaves).map(|i| [i; 32]).collect(),
+        }
+    }
+
+    /// `count` cells locked by `lock` (by reference to an accumulator or a ring), committed.
+    pub fn lock_cells(&self, lock: packed::Script, count: usize) -> Vec<IndexedCell> {
+        let locks = vec![lock; count];
+        let (cells, _) =
+            ckb_mmr_sdk::accumulator::lock_cells(&self.payer, &locks, DEFAULT_CELL_CAPACITY)
+                .unwrap();
+        cells
+    }
+
+    pub fn send(&self, b: &Built) -> Result<H256, NodeError> {
+        send(self.chain, b)
+    }
+
+    /// Sends `b`, which the node must accept.
+    pub fn sent(&self, b: &Built, what: &str) {
+        if let Err(e) = self.send(b) {
+            panic!("{what} refused: {} ({})", e.message, e.code);
+        }
+    }
 }
