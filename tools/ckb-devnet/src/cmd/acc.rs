@@ -16,6 +16,7 @@ use ckb_mmr_sdk::weight;
 use ckb_mmr_sdk::{hex, out_point_text};
 use ckb_types::{packed, prelude::*, H256};
 use clap::{Args, Subcommand};
+use mmr_accumulator::Commitment;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -287,53 +288,118 @@ struct SentRow {
     leaves_added: u64,
 }
 
-fn create(a: &CreateArgs) -> Result<()> {
-    let source = a.source.open()?;
-    let leaves = source.all()?;
-    let most = accumulator::max_leaves_per_tx(0);
-    if leaves.len() as u64 > most {
-        return Err(Error::TooLarge(format!(
-            "a creation carries its leaves in the witness the secp256k1 lock reads (32,768 bytes): \
-             at most {most} leaves; create with the first {most} and acc append the rest (appends \
-             are split into transactions as needed)"
-        )));
+/// What `acc create` and `acc create --ring` start from, in this order (so that the same bad
+/// input fails the same way in both): the leaves, at most one creation's (else `TooLarge`,
+/// `too_many` giving its text from the most), the code, the connected chain and key, the code
+/// hash and the leaves' commitment.
+struct Creating<'a> {
+    args: &'a CreateArgs,
+    source: Leaves,
+    leaves: Vec<[u8; 32]>,
+    code: AccCode,
+    chain: Chain,
+    key: Key,
+    fee_rate: u64,
+    code_hash: [u8; 32],
+    commitment: Commitment,
+}
+
+impl<'a> Creating<'a> {
+    fn open(args: &'a CreateArgs, too_many: impl FnOnce(u64) -> String) -> Result<Creating<'a>> {
+        let source = args.source.open()?;
+        let leaves = source.all()?;
+        let most = accumulator::max_leaves_per_tx(0);
+        if leaves.len() as u64 > most {
+            return Err(Error::TooLarge(too_many(most)));
+        }
+        let code = AccCode::from_args(&args.code)?;
+        let (chain, key, fee_rate) = args.client.connect()?;
+        let code_hash = code.code_hash(&chain)?;
+        let commitment = accumulator::commitment(&leaves)?;
+        Ok(Creating {
+            args,
+            source,
+            leaves,
+            code,
+            chain,
+            key,
+            fee_rate,
+            code_hash,
+            commitment,
+        })
     }
-    let code = AccCode::from_args(&a.code)?;
-    let (chain, key, fee_rate) = a.client.connect()?;
-    let json = a.client.read.json;
-    let wallet = Wallet::new(&chain, &key, fee_rate);
-    let code_hash = code.code_hash(&chain)?;
-    let c = accumulator::commitment(&leaves)?;
-    if let Some(found) = accumulator::find_held(&wallet, code_hash, &c)?
-        .into_iter()
-        .next()
-    {
-        progress("the key already holds an accumulator with this MMR; nothing sent");
-        record_in_store(a.source.store.as_deref(), &found)?;
-        let row = Created {
+
+    /// --json: the row as JSON.
+    fn json(&self) -> bool {
+        self.args.client.read.json
+    }
+
+    fn wallet(&self) -> Wallet<'_> {
+        Wallet::new(&self.chain, &self.key, self.fee_rate)
+    }
+
+    /// The accumulator type's live code cell: `--code-dep`'s, else the key's own deployment.
+    fn deployment(&self, wallet: &Wallet) -> Result<deploy::Deployment> {
+        self.code.deployment(wallet, self.code_hash, None)
+    }
+
+    /// `found` (a ring's head), which the key already holds as `held` says, recorded in the
+    /// store: nothing to send.
+    fn found(&self, found: &Accumulator, held: &str) -> Result<Created> {
+        progress(&format!("the key already holds {held}; nothing sent"));
+        record_in_store(self.args.source.store.as_deref(), found)?;
+        Ok(Created {
             created: false,
             tx_hash: None,
             cycles: None,
             tx_bytes: None,
             weight: None,
             fee_shannons: None,
-        };
-        print(json, &acc_row(&found, row));
+        })
+    }
+
+    /// Sends `built`, the creation of `acc` (a ring's head): a store that already belongs to an
+    /// accumulator is refused before anything is sent, and records `acc` once it is.
+    fn send(
+        &self,
+        wallet: &Wallet,
+        built: &Built,
+        acc: &Accumulator,
+        what: &str,
+    ) -> Result<Created> {
+        if let Leaves::Store(store) = &self.source {
+            store.expect_accumulator(&acc.type_id)?;
+        }
+        let cycles = self.chain.rpc.estimate_cycles(&built.tx)?;
+        let hash = accumulator::send(wallet, built, what)?;
+        record_in_store(self.args.source.store.as_deref(), acc)?;
+        Ok(Created::sent(format!("{hash:#x}"), cycles, built))
+    }
+}
+
+fn create(a: &CreateArgs) -> Result<()> {
+    let c = Creating::open(a, |most| {
+        format!(
+            "a creation carries its leaves in the witness the secp256k1 lock reads (32,768 bytes): \
+             at most {most} leaves; create with the first {most} and acc append the rest (appends \
+             are split into transactions as needed)"
+        )
+    })?;
+    let wallet = c.wallet();
+    if let Some(found) = accumulator::find_held(&wallet, c.code_hash, &c.commitment)?
+        .into_iter()
+        .next()
+    {
+        let row = c.found(&found, "an accumulator with this MMR")?;
+        print(c.json(), &acc_row(&found, row));
         return Ok(());
     }
-    let deployment = code.deployment(&wallet, code_hash, None)?;
-    let draft = accumulator::create_draft(&deployment, key.lock(), &leaves)?;
+    let deployment = c.deployment(&wallet)?;
+    let draft = accumulator::create_draft(&deployment, c.key.lock(), &c.leaves)?;
     let built = accumulator::complete(&wallet, draft)?;
-    let acc = accumulator::after(code_hash, &built)?;
-    if let Leaves::Store(store) = &source {
-        // A store that already belongs to an accumulator is refused before anything is sent.
-        store.expect_accumulator(&acc.type_id)?;
-    }
-    let cycles = chain.rpc.estimate_cycles(&built.tx)?;
-    let hash = accumulator::send(&wallet, &built, "creating the accumulator")?;
-    record_in_store(a.source.store.as_deref(), &acc)?;
-    let row = Created::sent(format!("{hash:#x}"), cycles, &built);
-    print(json, &acc_row(&acc, row));
+    let acc = accumulator::after(c.code_hash, &built)?;
+    let row = c.send(&wallet, &built, &acc, "creating the accumulator")?;
+    print(c.json(), &acc_row(&acc, row));
     Ok(())
 }
 
@@ -348,68 +414,31 @@ struct CreatedRing {
 
 /// `acc create --ring K`: the head and K snapshots in one creation (`CREATE` of the leaves).
 fn create_ring(a: &CreateArgs, k: u8) -> Result<()> {
-    let source = a.source.open()?;
-    let leaves = source.all()?;
-    let most = accumulator::max_leaves_per_tx(0);
-    if leaves.len() as u64 > most {
-        return Err(Error::TooLarge(format!(
+    let c = Creating::open(a, |most| {
+        format!(
             "a ring's creation carries its leaves in the witness the secp256k1 lock reads: at \
              most {most} leaves; create with the first {most} and acc append the rest"
-        )));
-    }
-    let code = AccCode::from_args(&a.code)?;
-    let (chain, key, fee_rate) = a.client.connect()?;
-    let json = a.client.read.json;
-    let wallet = Wallet::new(&chain, &key, fee_rate);
-    let code_hash = code.code_hash(&chain)?;
-    let c = accumulator::commitment(&leaves)?;
-    let not_created = Created {
-        created: false,
-        tx_hash: None,
-        cycles: None,
-        tx_bytes: None,
-        weight: None,
-        fee_shannons: None,
+        )
+    })?;
+    let wallet = c.wallet();
+    let print_ring = |r: &Ring, created: Created| {
+        let ring = ring_extra(r);
+        print(c.json(), &acc_row(&r.head, CreatedRing { created, ring }));
     };
-    if let Some(found) = ring::find_held(&wallet, code_hash, k, &c)?
+    if let Some(found) = ring::find_held(&wallet, c.code_hash, k, &c.commitment)?
         .into_iter()
         .next()
     {
-        progress("the key already holds a ring with this MMR and K; nothing sent");
-        record_in_store(a.source.store.as_deref(), &found.head)?;
-        print(
-            json,
-            &acc_row(
-                &found.head,
-                CreatedRing {
-                    created: not_created,
-                    ring: ring_extra(&found),
-                },
-            ),
-        );
+        print_ring(&found, c.found(&found.head, "a ring with this MMR and K")?);
         return Ok(());
     }
-    let deployment = code.deployment(&wallet, code_hash, None)?;
-    let draft = ring::create_draft(&deployment, key.lock(), k, ring::Creation::Create(&leaves))?;
+    let deployment = c.deployment(&wallet)?;
+    let creation = ring::Creation::Create(&c.leaves);
+    let draft = ring::create_draft(&deployment, c.key.lock(), k, creation)?;
     let built = accumulator::complete(&wallet, draft)?;
-    let r = ring::after_creation(code_hash, &built)?;
-    if let Leaves::Store(store) = &source {
-        store.expect_accumulator(&r.type_id())?;
-    }
-    let cycles = chain.rpc.estimate_cycles(&built.tx)?;
-    let hash = accumulator::send(&wallet, &built, &format!("creating a ring of K = {k}"))?;
-    record_in_store(a.source.store.as_deref(), &r.head)?;
-    let row = Created::sent(format!("{hash:#x}"), cycles, &built);
-    print(
-        json,
-        &acc_row(
-            &r.head,
-            CreatedRing {
-                created: row,
-                ring: ring_extra(&r),
-            },
-        ),
-    );
+    let r = ring::after_creation(c.code_hash, &built)?;
+    let what = format!("creating a ring of K = {k}");
+    print_ring(&r, c.send(&wallet, &built, &r.head, &what)?);
     Ok(())
 }
 
