@@ -30,7 +30,7 @@ import {
   type Signer,
 } from "@ckb-ccc/core";
 import { mergeInto } from "./blake2b.js";
-import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, spendTx, verifierScript, type Verifier } from "./chain.js";
+import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, sender, spendTx, verifierScript, type Verifier } from "./chain.js";
 import { MmrLockError } from "./errors.js";
 import { FLAG_OWNER, type Mode } from "./lock.js";
 import { Mmr, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
@@ -527,27 +527,18 @@ export function handoverAccumulatorTx(signer: Signer, code: AccumulatorCode, opt
   }));
 }
 
-async function sent(signer: Signer, built: Promise<{ tx: Transaction; accumulator: Accumulator }>) {
-  const { tx, accumulator } = await built;
-  const txHash = await signer.sendTransaction(tx);
-  return { txHash, outPoint: { txHash, index: 0 }, before: accumulator };
-}
+/** What a sent update returns: the new accumulator is output 0. */
+const replaced = (txHash: Hex, { accumulator }: { accumulator: Accumulator }) => ({ txHash, outPoint: { txHash, index: 0 }, before: accumulator });
 
 /** Sends [`appendAccumulatorTx`]; returns its hash, the accumulator's new out point and the
  * accumulator it replaced. */
-export function appendAccumulator(signer: Signer, code: AccumulatorCode, options: GrowOptions) {
-  return sent(signer, appendAccumulatorTx(signer, code, options));
-}
+export const appendAccumulator = sender(appendAccumulatorTx, replaced);
 
 /** Sends [`extendAccumulatorTx`]. */
-export function extendAccumulator(signer: Signer, code: AccumulatorCode, options: GrowOptions) {
-  return sent(signer, extendAccumulatorTx(signer, code, options));
-}
+export const extendAccumulator = sender(extendAccumulatorTx, replaced);
 
 /** Sends [`handoverAccumulatorTx`]. */
-export function handoverAccumulator(signer: Signer, code: AccumulatorCode, options: UpdateOptions & { to: ScriptLike }) {
-  return sent(signer, handoverAccumulatorTx(signer, code, options));
-}
+export const handoverAccumulator = sender(handoverAccumulatorTx, replaced);
 
 /** The MMR lock of `verifier` with by-reference args. */
 export function byReferenceLockScript(verifier: Verifier, args: BytesLike): Script {

@@ -173,6 +173,18 @@ export async function lockCell(
   return { txHash, outPoint: { txHash, index: 0 } };
 }
 
+/** The function that sends what `build` builds: it takes `build`'s arguments, sends the built
+ * `tx` with `signer` and returns `report` of its hash and of the rest `build` returned. */
+export function sender<C, O, B extends { tx: Transaction }, R>(
+  build: (signer: Signer, code: C, options: O) => Promise<B>,
+  report: (txHash: Hex, built: B) => R,
+): (signer: Signer, code: C, options: O) => Promise<R> {
+  return async (signer, code, options) => {
+    const built = await build(signer, code, options);
+    return report(await signer.sendTransaction(built.tx), built);
+  };
+}
+
 /** Spends a cell (see [`spendTx`]) and sends it; returns the transaction hash. */
 export async function spendCell(signer: Signer, verifier: Verifier, options: SpendOptions): Promise<Hex> {
   const tx = await spendTx(signer, verifier, options);

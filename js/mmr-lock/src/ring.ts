@@ -43,7 +43,7 @@ import {
   type AccumulatorCode,
   type Commitment,
 } from "./accumulator.js";
-import { DEFAULT_FEE_RATE, scriptFailure, spendTx, type Verifier } from "./chain.js";
+import { DEFAULT_FEE_RATE, scriptFailure, sender, spendTx, type Verifier } from "./chain.js";
 import { MmrLockError } from "./errors.js";
 import { Mmr, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
 import { leafCountOf, writeU64 } from "./positions.js";
@@ -488,26 +488,17 @@ export function handoverRingTx(signer: Signer, code: AccumulatorCode, options: R
   return ringUpdateTx(signer, options, () => findRing(signer.client, code, options), (ring, override) => unfundedRingKeep(ring, code, options.to, override));
 }
 
-async function sentUpdate(signer: Signer, built: Promise<{ tx: Transaction; ring: Ring; after: Ring }>) {
-  const { tx, ring, after } = await built;
-  const txHash = await signer.sendTransaction(tx);
-  return { txHash, head: { txHash, index: 0 }, before: ring, after };
-}
+/** What a sent update returns: the new head is output 0. */
+const updated = (txHash: Hex, { ring, after }: { ring: Ring; after: Ring }) => ({ txHash, head: { txHash, index: 0 }, before: ring, after });
 
 /** Sends [`appendRingTx`]: its hash, the head's new out point, the ring before and after. */
-export function appendRing(signer: Signer, code: AccumulatorCode, options: RingGrowOptions) {
-  return sentUpdate(signer, appendRingTx(signer, code, options));
-}
+export const appendRing = sender(appendRingTx, updated);
 
 /** Sends [`extendRingTx`]. */
-export function extendRing(signer: Signer, code: AccumulatorCode, options: RingGrowOptions) {
-  return sentUpdate(signer, extendRingTx(signer, code, options));
-}
+export const extendRing = sender(extendRingTx, updated);
 
 /** Sends [`handoverRingTx`]. */
-export function handoverRing(signer: Signer, code: AccumulatorCode, options: RingUpdateOptions & { to: ScriptLike }) {
-  return sentUpdate(signer, handoverRingTx(signer, code, options));
-}
+export const handoverRing = sender(handoverRingTx, updated);
 
 // ---------------------------------------------------------------------------------------------
 // Spending by reference against a ring
