@@ -6,49 +6,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Cell, Script, WitnessArgs, bytesFrom, hexFrom, type Transaction } from "@ckb-ccc/core";
-import {
-  AccTag,
-  Mmr,
-  MmrLockError,
-  MmrStore,
-  RING_EXIT_CODES,
-  appendPayload,
-  commitmentAt,
-  createPayload,
-  createRingTx,
-  extendPayload,
-  importPayload,
-  keepPayload,
-  namesConsumedSnapshot,
-  newestSnapshot,
-  oldestSnapshot,
-  parseRingArgs,
-  parseRingHead,
-  ringAfter,
-  ringArgs,
-  ringCreationData,
-  ringFromCells,
-  ringHeadData,
-  ringHeadLength,
-  ringStepData,
-  unfundedRingCreation,
-  unfundedRingKeep,
-  unfundedRingStep,
-  memoryStorage,
-  spendByReferenceRingTx,
-  type AccumulatorCode,
-  type Commitment,
-  type Ring,
-} from "../src/index.js";
+import * as kit from "../src/index.js";
 import { refused } from "./helpers.js";
 import { NOWHERE, offline } from "./offline.js";
 
-const code: AccumulatorCode = NOWHERE;
+const code: kit.AccumulatorCode = NOWHERE;
 const TYPE_ID = "0x" + "5a".repeat(32);
 const admin = Script.from({ codeHash: "0x" + "01".repeat(32), hashType: "type", args: "0x" + "02".repeat(20) });
 const other = Script.from({ codeHash: "0x" + "01".repeat(32), hashType: "type", args: "0x" + "03".repeat(20) });
 const leaf = (i: number) => new Uint8Array(32).fill(i + 1);
-const mmrOf = (n: number) => Mmr.from(Array.from({ length: n }, (_, i) => leaf(i)));
+const mmrOf = (n: number) => kit.Mmr.from(Array.from({ length: n }, (_, i) => leaf(i)));
 
 /** u64 little endian, written independently of the kit. */
 function u64(x: number): string {
@@ -58,34 +25,34 @@ function u64(x: number): string {
 }
 
 test("args: type id || K, K in 2..=32", () => {
-  assert.equal(hexFrom(ringArgs(TYPE_ID, 8)), TYPE_ID + "08");
-  assert.deepEqual(parseRingArgs(TYPE_ID + "20").k, 32);
-  assert.equal(hexFrom(parseRingArgs(TYPE_ID + "02").typeId), TYPE_ID);
-  for (const k of [0, 1, 33, 2.5]) refused(() => ringArgs(TYPE_ID, k), "BAD_ARGS", new RegExp(`K is an integer in 2\\.\\.=32 .*-100.* got ${k}`));
-  refused(() => parseRingArgs(TYPE_ID + "21"), "BAD_ARGS", /got 33/);
-  refused(() => parseRingArgs(TYPE_ID), "BAD_ARGS", /33 bytes .* got 32/);
-  assert.deepEqual([2, 8, 32].map(ringHeadLength), [48, 96, 288]);
+  assert.equal(hexFrom(kit.ringArgs(TYPE_ID, 8)), TYPE_ID + "08");
+  assert.deepEqual(kit.parseRingArgs(TYPE_ID + "20").k, 32);
+  assert.equal(hexFrom(kit.parseRingArgs(TYPE_ID + "02").typeId), TYPE_ID);
+  for (const k of [0, 1, 33, 2.5]) refused(() => kit.ringArgs(TYPE_ID, k), "BAD_ARGS", new RegExp(`K is an integer in 2\\.\\.=32 .*-100.* got ${k}`));
+  refused(() => kit.parseRingArgs(TYPE_ID + "21"), "BAD_ARGS", /got 33/);
+  refused(() => kit.parseRingArgs(TYPE_ID), "BAD_ARGS", /33 bytes .* got 32/);
+  assert.deepEqual([2, 8, 32].map(kit.ringHeadLength), [48, 96, 288]);
 });
 
 test("data: head = root || mmr_size || older (u64 LE, oldest first); snapshots = the head's first 40 bytes", () => {
-  const a = commitmentAt(mmrOf(5));
-  const head = ringHeadData(a, [1, 4, 8]);
+  const a = kit.commitmentAt(mmrOf(5));
+  const head = kit.ringHeadData(a, [1, 4, 8]);
   assert.equal(hexFrom(head), hexFrom(a.root) + u64(8) + u64(1) + u64(4) + u64(8));
-  const back = parseRingHead(head, 4);
+  const back = kit.parseRingHead(head, 4);
   assert.deepEqual([back.mmrSize, back.leafCount, back.older], [8, 5, [1, 4, 8]]);
-  refused(() => parseRingHead(head, 3), "BAD_ACCUMULATOR_DATA", /K = 3 is 56 bytes .* got 64/);
-  refused(() => ringHeadData(a, [1, 5]), "MMR_SIZE_INVALID", /5/);
-  refused(() => ringHeadData(a, []), "BAD_ARGS", /got 1/);
+  refused(() => kit.parseRingHead(head, 3), "BAD_ACCUMULATOR_DATA", /K = 3 is 56 bytes .* got 64/);
+  refused(() => kit.ringHeadData(a, [1, 5]), "MMR_SIZE_INVALID", /5/);
+  refused(() => kit.ringHeadData(a, []), "BAD_ARGS", /got 1/);
 
-  const created = ringCreationData(a, 3);
+  const created = kit.ringCreationData(a, 3);
   assert.equal(hexFrom(created.head), hexFrom(a.root) + u64(8) + u64(8) + u64(8));
   assert.equal(hexFrom(created.snapshot), hexFrom(created.head.slice(0, 40)));
 
-  const b = commitmentAt(mmrOf(9));
-  const step = ringStepData({ ...a, older: [1, 4] }, b);
+  const b = kit.commitmentAt(mmrOf(9));
+  const step = kit.ringStepData({ ...a, older: [1, 4] }, b);
   assert.equal(hexFrom(step.head), hexFrom(b.root) + u64(16) + u64(4) + u64(8));
   assert.equal(hexFrom(step.snapshot), hexFrom(step.head.slice(0, 40)));
-  assert.equal(hexFrom(importPayload()), "0x02");
+  assert.equal(hexFrom(kit.importPayload()), "0x02");
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -105,7 +72,7 @@ function model(k: number, ins: GroupCell[], outs: GroupCell[], payload: Uint8Arr
   const headLen = 40 + 8 * (k - 1);
   const [i, o] = [ins.length, outs.length];
   const shape = i === 0 && o === k + 1 ? "create" : i === 2 && o === 2 ? "step" : i === k + 1 && o === k + 1 ? "keep" : undefined;
-  if (shape === undefined) return i >= 1 && o === 0 ? 122 : RING_EXIT_CODES.RingShape;
+  if (shape === undefined) return i >= 1 && o === 0 ? 122 : kit.RING_EXIT_CODES.RingShape;
   const headOf = (side: GroupCell[]) => {
     if (side.some((c) => c.data.length !== 40 && c.data.length !== headLen)) return -1;
     const heads = side.flatMap((c, n) => (c.data.length === headLen ? [n] : []));
@@ -113,31 +80,31 @@ function model(k: number, ins: GroupCell[], outs: GroupCell[], payload: Uint8Arr
   };
   const hi = i > 0 ? headOf(ins) : 0;
   const ho = headOf(outs);
-  if (hi < 0 || ho < 0) return RING_EXIT_CODES.RingRoles;
+  if (hi < 0 || ho < 0) return kit.RING_EXIT_CODES.RingRoles;
   const H = outs[ho];
   if (shape === "step") {
     const [hIn, sIn, sOut] = [ins[hi], ins[1 - hi], outs[1 - ho]];
-    if (sizeOf(sIn.data) !== olderOf(hIn.data)[0]) return RING_EXIT_CODES.RingNotOldest;
-    if (olderOf(H.data).join() !== [...olderOf(hIn.data).slice(1), sizeOf(hIn.data)].join()) return RING_EXIT_CODES.RingSizesMismatch;
-    if (!same(sOut.data, H.data.slice(0, 40))) return RING_EXIT_CODES.SnapshotMismatch;
-    if (!(H.lock === hIn.lock && H.lock === sOut.lock)) return RING_EXIT_CODES.RingLockMismatch;
+    if (sizeOf(sIn.data) !== olderOf(hIn.data)[0]) return kit.RING_EXIT_CODES.RingNotOldest;
+    if (olderOf(H.data).join() !== [...olderOf(hIn.data).slice(1), sizeOf(hIn.data)].join()) return kit.RING_EXIT_CODES.RingSizesMismatch;
+    if (!same(sOut.data, H.data.slice(0, 40))) return kit.RING_EXIT_CODES.SnapshotMismatch;
+    if (!(H.lock === hIn.lock && H.lock === sOut.lock)) return kit.RING_EXIT_CODES.RingLockMismatch;
   } else if (shape === "create") {
-    if (olderOf(H.data).some((s) => s !== sizeOf(H.data))) return RING_EXIT_CODES.RingSizesMismatch;
-    if (outs.some((c, n) => n !== ho && !same(c.data, H.data.slice(0, 40)))) return RING_EXIT_CODES.SnapshotMismatch;
-    if (outs.some((c) => c.lock !== H.lock)) return RING_EXIT_CODES.RingLockMismatch;
+    if (olderOf(H.data).some((s) => s !== sizeOf(H.data))) return kit.RING_EXIT_CODES.RingSizesMismatch;
+    if (outs.some((c, n) => n !== ho && !same(c.data, H.data.slice(0, 40)))) return kit.RING_EXIT_CODES.SnapshotMismatch;
+    if (outs.some((c) => c.lock !== H.lock)) return kit.RING_EXIT_CODES.RingLockMismatch;
   } else {
-    if (outs.some((c, n) => !same(c.data, ins[n].data))) return RING_EXIT_CODES.SnapshotMismatch;
-    if (outs.some((c) => c.lock !== H.lock)) return RING_EXIT_CODES.RingLockMismatch;
+    if (outs.some((c, n) => !same(c.data, ins[n].data))) return kit.RING_EXIT_CODES.SnapshotMismatch;
+    if (outs.some((c) => c.lock !== H.lock)) return kit.RING_EXIT_CODES.RingLockMismatch;
   }
-  const fits = { create: [AccTag.CREATE, AccTag.IMPORT], step: [AccTag.APPEND, AccTag.EXTEND], keep: [AccTag.KEEP] }[shape] as number[];
-  if (payload.length === 0 || !fits.includes(payload[0])) return payload.length > 0 && payload[0] > 5 ? 114 : RING_EXIT_CODES.RingShape;
+  const fits = { create: [kit.AccTag.CREATE, kit.AccTag.IMPORT], step: [kit.AccTag.APPEND, kit.AccTag.EXTEND], keep: [kit.AccTag.KEEP] }[shape] as number[];
+  if (payload.length === 0 || !fits.includes(payload[0])) return payload.length > 0 && payload[0] > 5 ? 114 : kit.RING_EXIT_CODES.RingShape;
   return 0;
 }
 
 /** The ring's group of `tx` (the inputs resolved from `live`) and the payload where the type
  * script reads it: `output_type` at the head output's index on creation, `input_type` at the
  * head input's index otherwise. */
-function group(ring: Pick<Ring, "typeScript" | "k">, tx: Transaction, live: Cell[]): { ins: GroupCell[]; outs: GroupCell[]; payload: Uint8Array } {
+function group(ring: Pick<kit.Ring, "typeScript" | "k">, tx: Transaction, live: Cell[]): { ins: GroupCell[]; outs: GroupCell[]; payload: Uint8Array } {
   const typeHash = ring.typeScript.hash();
   const headLen = 40 + 8 * (ring.k - 1);
   const inputs = tx.inputs.map((input, index) => ({ index, cell: live.find((c) => c.outPoint.eq(input.previousOutput)) }));
@@ -165,22 +132,22 @@ const witnessAt = (tx: Transaction, index: number) => {
   return bytes === undefined || bytes === "0x" ? undefined : WitnessArgs.fromBytes(bytes);
 };
 
-const modelOf = (ring: Pick<Ring, "typeScript" | "k">, tx: Transaction, live: Cell[]) => {
+const modelOf = (ring: Pick<kit.Ring, "typeScript" | "k">, tx: Transaction, live: Cell[]) => {
   const g = group(ring, tx, live);
   return model(ring.k, g.ins, g.outs, g.payload);
 };
 
 /** A ring of `k` created (unfunded, with the witness at index 0) from the first `n` leaves of
  * `mmr`: its creation transaction and the ring its outputs make. */
-function created(k: number, mmr: Mmr, n: number) {
-  const tx = unfundedRingCreation(code, k, admin, commitmentAt(mmr, n), TYPE_ID);
-  tx.setWitnessArgsAt(0, WitnessArgs.from({ outputType: createPayload(mmr, n) }));
+function created(k: number, mmr: kit.Mmr, n: number) {
+  const tx = kit.unfundedRingCreation(code, k, admin, kit.commitmentAt(mmr, n), TYPE_ID);
+  tx.setWitnessArgsAt(0, WitnessArgs.from({ outputType: kit.createPayload(mmr, n) }));
   const txHash = tx.hash();
   const cells = tx.outputs.map((cellOutput, index) => Cell.from({ outPoint: { txHash, index }, cellOutput, outputData: tx.outputsData[index] }));
-  return { tx, ring: ringFromCells(tx.outputs[0].type!, cells) };
+  return { tx, ring: kit.ringFromCells(tx.outputs[0].type!, cells) };
 }
 
-const liveCells = (ring: Ring) => [ring.head.cell, ...ring.snapshots.map((s) => s.cell)];
+const liveCells = (ring: kit.Ring) => [ring.head.cell, ...ring.snapshots.map((s) => s.cell)];
 
 test("creation: K + 1 outputs under one type script, the head first with the payload at its index", () => {
   const mmr = mmrOf(40);
@@ -189,9 +156,9 @@ test("creation: K + 1 outputs under one type script, the head first with the pay
     assert.equal(tx.outputs.length, k + 1);
     assert.ok(tx.outputs.every((o) => o.type?.eq(tx.outputs[0].type!) && o.lock.eq(admin)));
     assert.equal(hexFrom(tx.outputs[0].type!.args), TYPE_ID + k.toString(16).padStart(2, "0"));
-    assert.deepEqual(tx.outputsData.map((d) => bytesFrom(d).length), [ringHeadLength(k), ...Array(k).fill(40)]);
+    assert.deepEqual(tx.outputsData.map((d) => bytesFrom(d).length), [kit.ringHeadLength(k), ...Array(k).fill(40)]);
     // Occupied capacities: 8 + lock 53 + type 66 + data.
-    assert.equal(tx.outputs[0].capacity, BigInt(8 + 53 + 66 + ringHeadLength(k)) * 100_000_000n);
+    assert.equal(tx.outputs[0].capacity, BigInt(8 + 53 + 66 + kit.ringHeadLength(k)) * 100_000_000n);
     assert.ok(tx.outputs.slice(1).every((o) => o.capacity === 167n * 100_000_000n));
     assert.equal(modelOf(ring, tx, []), 0, `K = ${k}`);
     assert.deepEqual([ring.k, ring.head.mmrSize, ring.head.older], [k, 4, Array(k - 1).fill(4)]);
@@ -202,28 +169,28 @@ test("creation: K + 1 outputs under one type script, the head first with the pay
   const { tx, ring } = created(3, mmr, 3);
   const moved = tx.clone();
   moved.witnesses = ["0x", moved.witnesses[0]];
-  assert.equal(modelOf(ring, moved, []), RING_EXIT_CODES.RingShape, "no payload at the head's index");
+  assert.equal(modelOf(ring, moved, []), kit.RING_EXIT_CODES.RingShape, "no payload at the head's index");
   const forged = tx.clone();
-  forged.outputsData[2] = hexFrom(ringCreationData(commitmentAt(mmr, 4), 3).snapshot);
-  assert.equal(modelOf(ring, forged, []), RING_EXIT_CODES.SnapshotMismatch);
+  forged.outputsData[2] = hexFrom(kit.ringCreationData(kit.commitmentAt(mmr, 4), 3).snapshot);
+  assert.equal(modelOf(ring, forged, []), kit.RING_EXIT_CODES.SnapshotMismatch);
   const foreign = tx.clone();
   foreign.outputs[3].lock = other;
-  assert.equal(modelOf(ring, foreign, []), RING_EXIT_CODES.RingLockMismatch);
+  assert.equal(modelOf(ring, foreign, []), kit.RING_EXIT_CODES.RingLockMismatch);
   const short = tx.clone();
   short.outputs.pop();
-  assert.equal(modelOf(ring, short, []), RING_EXIT_CODES.RingShape);
+  assert.equal(modelOf(ring, short, []), kit.RING_EXIT_CODES.RingShape);
 });
 
 test("APPEND/EXTEND through 7 steps at K = 3: head and oldest snapshot in, the window holds the last K states", () => {
   const mmr = mmrOf(40);
   let { ring } = created(3, mmr, 2);
-  const states: Commitment[] = [commitmentAt(mmr, 2)];
+  const states: kit.Commitment[] = [kit.commitmentAt(mmr, 2)];
   const sizes = [3, 4, 7, 8, 15, 16, 31];
   sizes.forEach((n, step) => {
     const extend = step % 2 === 1;
-    const payload = extend ? extendPayload(mmr, ring.head.leafCount, n) : appendPayload(mmr, ring.head.leafCount, n);
-    const tx = unfundedRingStep(ring, code, commitmentAt(mmr, n), payload);
-    const oldest = oldestSnapshot(ring);
+    const payload = extend ? kit.extendPayload(mmr, ring.head.leafCount, n) : kit.appendPayload(mmr, ring.head.leafCount, n);
+    const tx = kit.unfundedRingStep(ring, code, kit.commitmentAt(mmr, n), payload);
+    const oldest = kit.oldestSnapshot(ring);
     assert.ok(tx.inputs[0].previousOutput.eq(ring.head.cell.outPoint), "input 0 is the head");
     assert.ok(tx.inputs[1].previousOutput.eq(oldest.cell.outPoint), "input 1 the snapshot of size older[0]");
     assert.equal(oldest.mmrSize, ring.head.older[0]);
@@ -236,74 +203,74 @@ test("APPEND/EXTEND through 7 steps at K = 3: head and oldest snapshot in, the w
     if (newer) {
       const wrong = tx.clone();
       wrong.inputs[1].previousOutput = newer.cell.outPoint;
-      assert.equal(modelOf(ring, wrong, liveCells(ring)), RING_EXIT_CODES.RingNotOldest);
+      assert.equal(modelOf(ring, wrong, liveCells(ring)), kit.RING_EXIT_CODES.RingNotOldest);
     }
     const misShifted = tx.clone();
-    misShifted.outputsData[0] = hexFrom(ringHeadData(commitmentAt(mmr, n), [...ring.head.older.slice(1), commitmentAt(mmr, n).mmrSize]));
-    assert.equal(modelOf(ring, misShifted, liveCells(ring)), RING_EXIT_CODES.RingSizesMismatch);
+    misShifted.outputsData[0] = hexFrom(kit.ringHeadData(kit.commitmentAt(mmr, n), [...ring.head.older.slice(1), kit.commitmentAt(mmr, n).mmrSize]));
+    assert.equal(modelOf(ring, misShifted, liveCells(ring)), kit.RING_EXIT_CODES.RingSizesMismatch);
     const locked = tx.clone();
     locked.outputs[1].lock = other;
-    assert.equal(modelOf(ring, locked, liveCells(ring)), RING_EXIT_CODES.RingLockMismatch);
+    assert.equal(modelOf(ring, locked, liveCells(ring)), kit.RING_EXIT_CODES.RingLockMismatch);
     const keepTag = tx.clone();
-    keepTag.setWitnessArgsAt(0, WitnessArgs.from({ inputType: keepPayload() }));
-    assert.equal(modelOf(ring, keepTag, liveCells(ring)), RING_EXIT_CODES.RingShape);
+    keepTag.setWitnessArgsAt(0, WitnessArgs.from({ inputType: kit.keepPayload() }));
+    assert.equal(modelOf(ring, keepTag, liveCells(ring)), kit.RING_EXIT_CODES.RingShape);
 
-    ring = ringAfter(ring, tx);
-    states.push(commitmentAt(mmr, n));
+    ring = kit.ringAfter(ring, tx);
+    states.push(kit.commitmentAt(mmr, n));
     // The live snapshots are the last K states (while fewer were made, the first repeated);
     // the newest is the head's.
-    const key = (s: Commitment) => `${s.mmrSize}:${hexFrom(s.root)}`;
+    const key = (s: kit.Commitment) => `${s.mmrSize}:${hexFrom(s.root)}`;
     const live = ring.snapshots.map(key).sort();
     if (states.length >= 3) assert.deepEqual(live, states.slice(-3).map(key).sort());
     else assert.deepEqual([...new Set(live)], states.map(key).sort());
-    assert.equal(newestSnapshot(ring).mmrSize, commitmentAt(mmr, n).mmrSize);
-    assert.equal(ring.head.mmrSize, commitmentAt(mmr, n).mmrSize);
+    assert.equal(kit.newestSnapshot(ring).mmrSize, kit.commitmentAt(mmr, n).mmrSize);
+    assert.equal(ring.head.mmrSize, kit.commitmentAt(mmr, n).mmrSize);
   });
   // After 7 steps at K = 3 the window is the last three states exactly.
   assert.deepEqual(ring.snapshots.map((s) => s.leafCount).sort((a, b) => a - b), [15, 16, 31]);
-  assert.deepEqual(ring.head.older, [commitmentAt(mmr, 15).mmrSize, commitmentAt(mmr, 16).mmrSize]);
+  assert.deepEqual(ring.head.older, [kit.commitmentAt(mmr, 15).mmrSize, kit.commitmentAt(mmr, 16).mmrSize]);
 });
 
 test("KEEP: the whole ring in and out, data unchanged, under the new lock; payload 0x05 at the head input", () => {
   const mmr = mmrOf(9);
   let { ring } = created(4, mmr, 2);
-  ring = ringAfter(ring, unfundedRingStep(ring, code, commitmentAt(mmr, 9), appendPayload(mmr, 2, 9)));
-  const tx = unfundedRingKeep(ring, code, other);
+  ring = kit.ringAfter(ring, kit.unfundedRingStep(ring, code, kit.commitmentAt(mmr, 9), kit.appendPayload(mmr, 2, 9)));
+  const tx = kit.unfundedRingKeep(ring, code, other);
   assert.equal(tx.inputs.length, 5);
   assert.ok(tx.inputs[0].previousOutput.eq(ring.head.cell.outPoint));
   assert.ok(tx.outputs.every((o) => o.lock.eq(other)));
   assert.equal(WitnessArgs.fromBytes(tx.witnesses[0]).inputType, "0x05");
   assert.equal(modelOf(ring, tx, liveCells(ring)), 0);
-  const after = ringAfter(ring, tx);
+  const after = kit.ringAfter(ring, tx);
   assert.equal(hexFrom(after.head.root), hexFrom(ring.head.root));
   assert.ok(after.head.cell.cellOutput.lock.eq(other));
   const changed = tx.clone();
-  changed.outputsData[2] = changed.outputsData[1] === changed.outputsData[2] ? hexFrom(ringCreationData(commitmentAt(mmr, 3), 4).snapshot) : changed.outputsData[1];
-  assert.equal(modelOf(ring, changed, liveCells(ring)), RING_EXIT_CODES.SnapshotMismatch);
+  changed.outputsData[2] = changed.outputsData[1] === changed.outputsData[2] ? hexFrom(kit.ringCreationData(kit.commitmentAt(mmr, 3), 4).snapshot) : changed.outputsData[1];
+  assert.equal(modelOf(ring, changed, liveCells(ring)), kit.RING_EXIT_CODES.SnapshotMismatch);
   const part = tx.clone();
   part.inputs.pop();
   part.outputs.pop();
   part.outputsData.pop();
-  assert.equal(modelOf(ring, part, liveCells(ring)), RING_EXIT_CODES.RingShape, "K -> K is no shape");
-  refused(() => unfundedRingKeep(ring, code, Script.from({ ...other, args: "0x" + "04".repeat(2000) })), "BAD_ARGS", /below its occupied capacity/);
+  assert.equal(modelOf(ring, part, liveCells(ring)), kit.RING_EXIT_CODES.RingShape, "K -> K is no shape");
+  refused(() => kit.unfundedRingKeep(ring, code, Script.from({ ...other, args: "0x" + "04".repeat(2000) })), "BAD_ARGS", /below its occupied capacity/);
 });
 
 test("reading a ring: one head and K snapshots whose sizes are older and the head's, else refused", () => {
   const mmr = mmrOf(9);
   const { tx, ring } = created(3, mmr, 5);
   const cells = liveCells(ring);
-  assert.equal(ringFromCells(ring.typeScript, [...cells].reverse()).head.cell.outPoint.index, 0n);
-  refused(() => ringFromCells(ring.typeScript, []), "ACCUMULATOR_NOT_FOUND", /no live cell of the ring/);
-  refused(() => ringFromCells(ring.typeScript, cells.slice(0, 3)), "BAD_ACCUMULATOR_DATA", /3 live cells of which 1/);
-  refused(() => ringFromCells(ring.typeScript, [cells[0], cells[0], cells[1], cells[2]]), "BAD_ACCUMULATOR_DATA", /of which 2 not 40/);
-  const odd = Cell.from({ ...cells[3], outputData: ringCreationData(commitmentAt(mmr, 6), 3).snapshot });
-  refused(() => ringFromCells(ring.typeScript, [...cells.slice(0, 3), odd]), "BAD_ACCUMULATOR_DATA", /sizes \[8, 8, 10\] are not/);
+  assert.equal(kit.ringFromCells(ring.typeScript, [...cells].reverse()).head.cell.outPoint.index, 0n);
+  refused(() => kit.ringFromCells(ring.typeScript, []), "ACCUMULATOR_NOT_FOUND", /no live cell of the ring/);
+  refused(() => kit.ringFromCells(ring.typeScript, cells.slice(0, 3)), "BAD_ACCUMULATOR_DATA", /3 live cells of which 1/);
+  refused(() => kit.ringFromCells(ring.typeScript, [cells[0], cells[0], cells[1], cells[2]]), "BAD_ACCUMULATOR_DATA", /of which 2 not 40/);
+  const odd = Cell.from({ ...cells[3], outputData: kit.ringCreationData(kit.commitmentAt(mmr, 6), 3).snapshot });
+  refused(() => kit.ringFromCells(ring.typeScript, [...cells.slice(0, 3), odd]), "BAD_ACCUMULATOR_DATA", /sizes \[8, 8, 10\] are not/);
   // Ties right after creation: the appender consumes the first snapshot, the spender takes
   // the last, in output order whatever order the cells are listed in.
   for (const listed of [cells, [...cells].reverse()]) {
-    const read = ringFromCells(ring.typeScript, listed);
-    assert.equal(oldestSnapshot(read).cell.outPoint.index, 1n, "ties: the appender's is the first");
-    assert.equal(newestSnapshot(read).cell.outPoint.index, 3n, "ties: the spender's is the last");
+    const read = kit.ringFromCells(ring.typeScript, listed);
+    assert.equal(kit.oldestSnapshot(read).cell.outPoint.index, 1n, "ties: the appender's is the first");
+    assert.equal(kit.newestSnapshot(read).cell.outPoint.index, 3n, "ties: the spender's is the last");
   }
   assert.equal(tx.outputs.length, 4);
 });
@@ -313,16 +280,16 @@ test("a refusal names the snapshot: Dead or Unknown of its out point only", () =
   const s = ring.snapshots[1];
   const point = hexFrom(s.cell.outPoint.toBytes());
   assert.equal(point.length, 2 + 2 * 36);
-  assert.ok(namesConsumedSnapshot(`TransactionFailedToResolve: Resolve failed Dead(OutPoint(${point}))`, s));
-  assert.ok(namesConsumedSnapshot(`Resolve failed Unknown(OutPoint(${point}))`, s));
-  assert.ok(!namesConsumedSnapshot(`Resolve failed Dead(OutPoint(${hexFrom(ring.snapshots[0].cell.outPoint.toBytes())}))`, s));
+  assert.ok(kit.namesConsumedSnapshot(`TransactionFailedToResolve: Resolve failed Dead(OutPoint(${point}))`, s));
+  assert.ok(kit.namesConsumedSnapshot(`Resolve failed Unknown(OutPoint(${point}))`, s));
+  assert.ok(!kit.namesConsumedSnapshot(`Resolve failed Dead(OutPoint(${hexFrom(ring.snapshots[0].cell.outPoint.toBytes())}))`, s));
 });
 
 test("createRingTx refuses a bad K or an ambiguous creation before any request", async () => {
   await offline(async (signer, requests) => {
-    await assert.rejects(createRingTx(signer, code, { leaves: [leaf(0)], k: 33 }), /K is an integer in 2\.\.=32/);
-    await assert.rejects(createRingTx(signer, code, { leaves: [leaf(0)], import: { root: leaf(0), mmrSize: 1 } }), /give exactly one/);
-    await assert.rejects(createRingTx(signer, code, { import: { root: leaf(0), mmrSize: 2 } }), /MMR_SIZE_INVALID|not the size/);
+    await assert.rejects(kit.createRingTx(signer, code, { leaves: [leaf(0)], k: 33 }), /K is an integer in 2\.\.=32/);
+    await assert.rejects(kit.createRingTx(signer, code, { leaves: [leaf(0)], import: { root: leaf(0), mmrSize: 1 } }), /give exactly one/);
+    await assert.rejects(kit.createRingTx(signer, code, { import: { root: leaf(0), mmrSize: 2 } }), /MMR_SIZE_INVALID|not the size/);
     assert.deepEqual(requests, []);
   });
 });
@@ -330,27 +297,27 @@ test("createRingTx refuses a bad K or an ambiguous creation before any request",
 test("spendByReferenceRingTx proves against the newest snapshot, from an MMR or a store; refusals before any request", async () => {
   const mmr = mmrOf(12);
   let { ring } = created(3, mmr, 5);
-  ring = ringAfter(ring, unfundedRingStep(ring, code, commitmentAt(mmr, 9), appendPayload(mmr, 5, 9)));
-  assert.equal(newestSnapshot(ring).leafCount, 9);
+  ring = kit.ringAfter(ring, kit.unfundedRingStep(ring, code, kit.commitmentAt(mmr, 9), kit.appendPayload(mmr, 5, 9)));
+  assert.equal(kit.newestSnapshot(ring).leafCount, 9);
   const verifier = { ...NOWHERE, format: "compiled" as const };
   const cell = { txHash: "0x" + "44".repeat(32), index: 0 };
   const base = { cell, code, typeId: TYPE_ID, k: 3, ring };
-  const store = await MmrStore.create(memoryStorage(undefined, { writer: true }));
+  const store = await kit.MmrStore.create(kit.memoryStorage(undefined, { writer: true }));
   await store.append(Array.from({ length: 7 }, (_, i) => leaf(i)));
-  const other = await MmrStore.create(memoryStorage(undefined, { writer: true }));
+  const other = await kit.MmrStore.create(kit.memoryStorage(undefined, { writer: true }));
   await other.append(Array.from({ length: 12 }, (_, i) => leaf(i + 50)));
   await offline(async (signer, requests) => {
     // Index 9 is past the newest snapshot's 9 leaves; a store behind it; a store of other leaves.
-    await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof: { mmr, indexes: [9] } }), /the MMR has 9 leaves/);
-    await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof: { store, indexes: [1] } }), (e: unknown) => e instanceof MmrLockError && e.code === "BEYOND_STORE");
-    await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof: { store: other, indexes: [1] } }), /the store's root at mmr_size 16 is .* not the chain's leaves/);
-    await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof: { mmr: Mmr.from([leaf(99)]), indexes: [0] } }), /NOT_EXTENDING|holds 1 leaves/);
+    await assert.rejects(kit.spendByReferenceRingTx(signer, verifier, { ...base, proof: { mmr, indexes: [9] } }), /the MMR has 9 leaves/);
+    await assert.rejects(kit.spendByReferenceRingTx(signer, verifier, { ...base, proof: { store, indexes: [1] } }), (e: unknown) => e instanceof kit.MmrLockError && e.code === "BEYOND_STORE");
+    await assert.rejects(kit.spendByReferenceRingTx(signer, verifier, { ...base, proof: { store: other, indexes: [1] } }), /the store's root at mmr_size 16 is .* not the chain's leaves/);
+    await assert.rejects(kit.spendByReferenceRingTx(signer, verifier, { ...base, proof: { mmr: kit.Mmr.from([leaf(99)]), indexes: [0] } }), /NOT_EXTENDING|holds 1 leaves/);
     assert.deepEqual(requests, [], "refused before any request");
     // Right proofs reach the node (so the refusals above can be told apart).
     await store.append(Array.from({ length: 5 }, (_, i) => leaf(7 + i)));
     for (const proof of [{ mmr, indexes: [8] }, { store, indexes: [8] }]) {
       const before = requests.length;
-      await assert.rejects(spendByReferenceRingTx(signer, verifier, { ...base, proof }), /no network/);
+      await assert.rejects(kit.spendByReferenceRingTx(signer, verifier, { ...base, proof }), /no network/);
       assert.ok(requests.length > before);
     }
   });
