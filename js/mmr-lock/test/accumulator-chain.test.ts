@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { SignerCkbPrivateKey, WitnessArgs, hashCkb, hexFrom, type Hex, type Script } from "@ckb-ccc/core";
+import { WitnessArgs, hexFrom, type Hex, type Script } from "@ckb-ccc/core";
 import {
   Mmr,
   MmrLockError,
@@ -36,13 +36,9 @@ import {
 } from "../src/index.js";
 import { commit, devChainClient } from "../src/devchain.js";
 import { accumulator as accumulatorExample } from "../examples/accumulator.js";
-import { deploy, startDevChain, type DevChain } from "./devnet.js";
+import { SKIP_CHAIN as skip, deploy, deployAccumulatorCode, devSigners, startDevChain, taggedLeaves as leaves, type DevChain } from "./devnet.js";
+import { sendsDuring } from "./helpers.js";
 import { REPO, cargoBinary } from "./repo.js";
-
-const skip = process.env.MMR_LOCK_NO_CHAIN === "1" ? "MMR_LOCK_NO_CHAIN=1" : false;
-
-const leaves = (tag: string, n: number, from = 0): Hex[] =>
-  Array.from({ length: n }, (_, i) => hashCkb(new TextEncoder().encode(`${tag} ${from + i}`)));
 
 /** `ckb-devnet ARGS --json`'s last line, parsed. */
 function devnet(args: string[]): Record<string, unknown> {
@@ -52,24 +48,6 @@ function devnet(args: string[]): Record<string, unknown> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   return JSON.parse(out.trim().split("\n").pop()!) as Record<string, unknown>;
-}
-
-/** Runs `f`, counting the send_transaction calls it makes; returns what it threw, if anything. */
-async function sendsDuring(f: () => Promise<unknown>): Promise<{ error: unknown; sends: number }> {
-  const real = globalThis.fetch;
-  let sends = 0;
-  globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
-    if (typeof init?.body === "string" && init.body.includes('"send_transaction"')) sends++;
-    return real(input, init);
-  };
-  try {
-    await f();
-    return { error: undefined, sends };
-  } catch (error) {
-    return { error, sends };
-  } finally {
-    globalThis.fetch = real;
-  }
 }
 
 /** `f` is refused by the kit with `code` and sends nothing. */
@@ -97,15 +75,11 @@ describe("the accumulator from TypeScript on a local CKB dev chain", { skip, tim
   let compiled: Verifier;
   let baseline: Verifier;
   // A fresh client per step: the Rust client spends cells CCC's cache would still offer.
-  const signers = async () => {
-    const client = await devChainClient(chain.rpcUrl);
-    return { admin: new SignerCkbPrivateKey(client, chain.devKey), second: new SignerCkbPrivateKey(client, chain.ownerKey) };
-  };
+  const signers = () => devSigners(chain);
 
   before(async () => {
     chain = await startDevChain();
-    const deployed = deploy(chain, "accumulator-type", "compiled");
-    code = { outPoint: deployed.outPoint, codeHash: deployed.codeHash, hashType: "data2" };
+    code = deployAccumulatorCode(chain);
     compiled = deploy(chain, "compiled-verifier", "compiled");
     baseline = deploy(chain, "baseline-verifier", "baseline");
   });

@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { SignerCkbPrivateKey, hashCkb, hexFrom, type Hex } from "@ckb-ccc/core";
+import { SignerCkbPrivateKey, hexFrom, type Hex } from "@ckb-ccc/core";
 import {
   Mmr,
   SHANNONS_PER_CKB,
@@ -19,15 +19,10 @@ import {
 import { commit, devChainClient, rpc } from "../src/devchain.js";
 import { lockAndSpend } from "../examples/lock-and-spend.js";
 import { ownerMode } from "../examples/owner.js";
-import { VERIFIERS, deploy, startDevChain, type DevChain } from "./devnet.js";
+import { SKIP_CHAIN as skip, VERIFIERS, deploy, startDevChain, taggedLeaves as leaves, type DevChain } from "./devnet.js";
 import { vectors } from "./repo.js";
 
 const hexToBytes = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), "hex"));
-
-const skip = process.env.MMR_LOCK_NO_CHAIN === "1" ? "MMR_LOCK_NO_CHAIN=1" : false;
-
-const leaves = (tag: string, n: number): Hex[] =>
-  Array.from({ length: n }, (_, i) => hashCkb(new TextEncoder().encode(`${tag} ${i}`)));
 
 interface RpcTx {
   transaction: { inputs: unknown[]; witnesses: Hex[] };

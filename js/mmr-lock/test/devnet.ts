@@ -7,9 +7,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import type { Hex } from "@ckb-ccc/core";
-import type { Format, Verifier } from "../src/index.js";
+import { SignerCkbPrivateKey, hashCkb, type Hex } from "@ckb-ccc/core";
+import type { AccumulatorCode, Format, Verifier } from "../src/index.js";
+import { devChainClient } from "../src/devchain.js";
 import { REPO, cargoBinary } from "./repo.js";
+
+/** The chain tests' `skip`: they run unless MMR_LOCK_NO_CHAIN=1. */
+export const SKIP_CHAIN = process.env.MMR_LOCK_NO_CHAIN === "1" ? "MMR_LOCK_NO_CHAIN=1" : false;
+
+/** `n` leaves, the blake2b-256 of "TAG I" for I from `from`. */
+export const taggedLeaves = (tag: string, n: number, from = 0): Hex[] =>
+  Array.from({ length: n }, (_, i) => hashCkb(new TextEncoder().encode(`${tag} ${from + i}`)));
 
 export interface DevChain {
   rpcUrl: string;
@@ -117,4 +125,18 @@ export function deploy(chain: DevChain, name: string, format: Format, typeId = f
   if (!typeId) return { outPoint, codeHash: d.data_hash, hashType: "data2", format };
   if (d.type_hash === null) throw new Error(`ckb-devnet deploy --type-id gave no type_hash: ${out}`);
   return { outPoint, codeHash: d.type_hash, hashType: "type", format };
+}
+
+/** Deploys build/release/accumulator-type (data2) as the accumulator's code. */
+export function deployAccumulatorCode(chain: DevChain): AccumulatorCode {
+  const { outPoint, codeHash } = deploy(chain, "accumulator-type", "compiled");
+  return { outPoint, codeHash, hashType: "data2" };
+}
+
+/** Signers of the dev key (`admin`) and the second key on a fresh client: a test step that
+ * follows the Rust client's sends needs one, as CCC's cache would still offer the cells
+ * those spent. */
+export async function devSigners(chain: DevChain): Promise<{ admin: SignerCkbPrivateKey; second: SignerCkbPrivateKey }> {
+  const client = await devChainClient(chain.rpcUrl);
+  return { admin: new SignerCkbPrivateKey(client, chain.devKey), second: new SignerCkbPrivateKey(client, chain.ownerKey) };
 }

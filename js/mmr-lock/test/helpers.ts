@@ -1,5 +1,5 @@
-// Helpers of several test files: temporary directories, removed whatever the test does, and
-// the error code a call is refused with.
+// Helpers of several test files: temporary directories, removed whatever the test does, the
+// error code a call is refused with, and how many transactions a call sends.
 
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -37,4 +37,22 @@ export function refused(f: () => unknown, code: MmrLockErrorCode, message: RegEx
     assert.match(e.message, message);
     return true;
   });
+}
+
+/** Runs `f`, counting the send_transaction calls it makes; returns what it threw, if anything. */
+export async function sendsDuring(f: () => Promise<unknown>): Promise<{ error: unknown; sends: number }> {
+  const real = globalThis.fetch;
+  let sends = 0;
+  globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    if (typeof init?.body === "string" && init.body.includes('"send_transaction"')) sends++;
+    return real(input, init);
+  };
+  try {
+    await f();
+    return { error: undefined, sends };
+  } catch (error) {
+    return { error, sends };
+  } finally {
+    globalThis.fetch = real;
+  }
 }

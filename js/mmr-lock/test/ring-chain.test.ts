@@ -7,7 +7,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { OutPoint, SignerCkbPrivateKey, WitnessArgs, hashCkb, hexFrom, type Hex, type Script } from "@ckb-ccc/core";
+import { OutPoint, WitnessArgs, hexFrom, type Hex, type OutPointLike, type Script, type Signer } from "@ckb-ccc/core";
 import {
   Mmr,
   MmrLockError,
@@ -34,13 +34,10 @@ import {
 } from "../src/index.js";
 import { commit, devChainClient, generateBlocks, waitIndexer } from "../src/devchain.js";
 import { ring as ringExample } from "../examples/ring.js";
-import { deploy, startDevChain, type DevChain } from "./devnet.js";
+import { SKIP_CHAIN as skip, deploy, deployAccumulatorCode, devSigners, startDevChain, taggedLeaves as leaves, type DevChain } from "./devnet.js";
+import { sendsDuring } from "./helpers.js";
 
-const skip = process.env.MMR_LOCK_NO_CHAIN === "1" ? "MMR_LOCK_NO_CHAIN=1" : false;
 const K = 3;
-
-const leaves = (tag: string, n: number, from = 0): Hex[] =>
-  Array.from({ length: n }, (_, i) => hashCkb(new TextEncoder().encode(`${tag} ${from + i}`)));
 
 /** Makes a block every `everyMs` until the returned function is called (then waits for the
  * indexer): a chain that moves on its own, for calls that wait for a commit. */
@@ -59,37 +56,15 @@ function mining(url: string, everyMs = 200): () => Promise<void> {
   };
 }
 
-/** Runs `f`, counting its send_transaction calls; returns what it threw, if anything. */
-async function sendsDuring(f: () => Promise<unknown>): Promise<{ error: unknown; sends: number }> {
-  const real = globalThis.fetch;
-  let sends = 0;
-  globalThis.fetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
-    if (typeof init?.body === "string" && init.body.includes('"send_transaction"')) sends++;
-    return real(input, init);
-  };
-  try {
-    await f();
-    return { error: undefined, sends };
-  } catch (error) {
-    return { error, sends };
-  } finally {
-    globalThis.fetch = real;
-  }
-}
-
 describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip, timeout: 900_000 }, () => {
   let chain: DevChain;
   let code: AccumulatorCode;
   const verifiers: Verifier[] = [];
-  const signers = async () => {
-    const client = await devChainClient(chain.rpcUrl);
-    return { admin: new SignerCkbPrivateKey(client, chain.devKey), second: new SignerCkbPrivateKey(client, chain.ownerKey) };
-  };
+  const signers = () => devSigners(chain);
 
   before(async () => {
     chain = await startDevChain();
-    const deployed = deploy(chain, "accumulator-type", "compiled");
-    code = { outPoint: deployed.outPoint, codeHash: deployed.codeHash, hashType: "data2" };
+    code = deployAccumulatorCode(chain);
     verifiers.push(deploy(chain, "compiled-verifier", "compiled"), deploy(chain, "c-verifier", "compiled"), deploy(chain, "baseline-verifier", "baseline"));
   });
 
@@ -122,6 +97,33 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
       const sent = await (extend ? extendRing : appendRing)(admin, code, { typeId, k: K, mmr });
       await commit(chain.rpcUrl, sent.txHash);
       return sent;
+    };
+    /** Spends `cell` by leaf `index` against the `stale` read of the ring, waiting up to 2
+     * minutes while a block is made every `everyMs`; with the kit's rebuild lines and the
+     * refusals behind them. */
+    const spendWhileMining = async (admin: Signer, cell: OutPointLike, index: number, stale: Ring, everyMs: number) => {
+      const lines: string[] = [];
+      const reasons: string[] = [];
+      const stop = mining(chain.rpcUrl, everyMs);
+      try {
+        const spent = await spendByReferenceRing(admin, verifiers[0], {
+          cell,
+          code,
+          typeId,
+          k: K,
+          proof: { mmr, indexes: [index] },
+          ring: stale,
+          timeLimitMs: 120_000,
+          pollMs: 200,
+          onRebuild: (line, _, reason) => {
+            lines.push(line);
+            reasons.push(reason);
+          },
+        });
+        return { spent, lines, reasons };
+      } finally {
+        await stop();
+      }
     };
     /** The ring on chain is the local MMR's, and its snapshots are its last K states. */
     const matches = async (states: number[]) => {
@@ -226,28 +228,7 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
         t.diagnostic(`refused: ${e.code} ${e.message}`);
         return true;
       });
-      const lines: string[] = [];
-      const reasons: string[] = [];
-      const stop = mining(chain.rpcUrl);
-      let spent;
-      try {
-        spent = await spendByReferenceRing(admin, verifiers[0], {
-          cell: cells[4],
-          code,
-          typeId,
-          k: K,
-          proof: { mmr, indexes: [11] },
-          ring: stale,
-          timeLimitMs: 120_000,
-          pollMs: 200,
-          onRebuild: (line, _, reason) => {
-            lines.push(line);
-            reasons.push(reason);
-          },
-        });
-      } finally {
-        await stop();
-      }
+      const { spent, lines, reasons } = await spendWhileMining(admin, cells[4], 11, stale, 200);
       t.diagnostic(lines.join("\n"));
       assert.match(reasons.join(), /-301|Unknown\(OutPoint/);
       assert.equal(spent.rebuilds, 1);
@@ -265,28 +246,7 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
       for (const l of leaves("ring", 1, 18)) mmr.append(l);
       const pooled = await appendRing(admin, code, { typeId, k: K, mmr });
       assert.ok(pooled.before.head.older[0] === newestSnapshot(stale).mmrSize, "the pooled append consumes the stale read's newest snapshot");
-      const lines: string[] = [];
-      const refusals: string[] = [];
-      const stop = mining(chain.rpcUrl, 500);
-      let spent;
-      try {
-        spent = await spendByReferenceRing(admin, verifiers[0], {
-          cell: cells[6],
-          code,
-          typeId,
-          k: K,
-          proof: { mmr, indexes: [15] },
-          ring: stale,
-          timeLimitMs: 120_000,
-          pollMs: 200,
-          onRebuild: (line, _, reason) => {
-            lines.push(line);
-            refusals.push(reason);
-          },
-        });
-      } finally {
-        await stop();
-      }
+      const { spent, lines, reasons: refusals } = await spendWhileMining(admin, cells[6], 15, stale, 500);
       const point = hexFrom(newestSnapshot(stale).cell.outPoint.toBytes());
       t.diagnostic([...lines, ...refusals].join("\n"));
       assert.match(refusals.join(), new RegExp(`Dead\\(OutPoint\\(${point}\\)\\)`), "refused while the append was pooled");
