@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use compiled_proof::{compact, compile_compact, encode_compact, CompileError, FormatError};
 use mmr_lock::mmr::mmr_size_of;
-use rand::{rngs::StdRng, Rng, SeedableRng};
+use rand::{rngs::StdRng, SeedableRng};
 
 fn verify2(payload: &[u8], root: &Hash, leaf_count: u64) -> Result<(), FormatError> {
     compact::verify::<Blake>(payload, root, leaf_count)
@@ -28,13 +28,7 @@ fn random_proofs_verify() {
     let mut rng = StdRng::seed_from_u64(0x5eed_0c02);
     let fixture = Fixture::random(&mut rng, 5000);
     for case in 0..10_000 {
-        let n: u64 = if case % 3 == 0 {
-            rng.gen_range(1..=64)
-        } else {
-            rng.gen_range(1..=5000)
-        };
-        let k = rng.gen_range(1..=n.min(100)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let (n, indexes) = random_case(&mut rng, case, 5000, 100);
         let payload = fixture.compact_payload(n, &indexes);
         let root = fixture.root(n);
         assert_eq!(
@@ -67,7 +61,7 @@ fn random_proofs_verify() {
             .sum();
         assert_eq!(
             payload.len(),
-            1 + varint_len(k as u64) + gaps + 32 * (k + items)
+            1 + varint_len(indexes.len() as u64) + gaps + 32 * (indexes.len() + items)
         );
     }
 }

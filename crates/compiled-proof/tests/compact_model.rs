@@ -143,8 +143,7 @@ fn honest_payloads_and_their_mutations() {
     let mut cases = 0u64;
     for _ in 0..3_000 {
         let n: u64 = rng.gen_range(1..=300);
-        let k = rng.gen_range(1..=n.min(12)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let indexes = random_indexes(&mut rng, n, 12);
         let payload = fixture.compact_payload(n, &indexes);
         assert_eq!(model(&payload, n), Ok(fixture.root(n)));
         assert_eq!(optimised(&payload, n), Ok(fixture.root(n)));
@@ -157,7 +156,7 @@ fn honest_payloads_and_their_mutations() {
                 }
                 1 => {
                     // Somewhere in the header, where the bytes are structure.
-                    let at = rng.gen_range(0..bad.len().min(2 + 2 * k));
+                    let at = rng.gen_range(0..bad.len().min(2 + 2 * indexes.len()));
                     bad[at] = rng.gen();
                 }
                 2 => {

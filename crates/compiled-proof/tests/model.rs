@@ -269,8 +269,7 @@ fn mutated_streams_match_model() {
     let mut seen = std::collections::BTreeMap::<i8, usize>::new();
     for _ in 0..100_000 {
         let mut n = rng.gen_range(1..=200u64);
-        let k = rng.gen_range(1..=n.min(6)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let indexes = random_indexes(&mut rng, n, 6);
         let (mut records, mut commands) = decode(&f.payload(n, &indexes));
         for _ in 0..rng.gen_range(1..=3) {
             let c = commands.len();
@@ -375,8 +374,7 @@ fn dump_vectors() {
     let f = Fixture::random(&mut rng, 200);
     for case in 0..20_000 {
         let n = rng.gen_range(1..=200u64);
-        let k = rng.gen_range(1..=n.min(6)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let indexes = random_indexes(&mut rng, n, 6);
         let (mut records, mut commands) = decode(&f.payload(n, &indexes));
         for _ in 0..rng.gen_range(0..=2) {
             let c = commands.len();
@@ -426,8 +424,7 @@ fn mutated_honest_proofs_match_model() {
     let f = Fixture::random(&mut rng, 500);
     for _ in 0..3000 {
         let n = rng.gen_range(1..=500u64);
-        let k = rng.gen_range(1..=n.min(12)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let indexes = random_indexes(&mut rng, n, 12);
         let payload = f.payload(n, &indexes);
         assert!(check(&payload, n));
         for _ in 0..5 {

@@ -581,8 +581,7 @@ fn random_mutations() {
     let mut rejected = 0;
     for _ in 0..3000 {
         let n = rng.gen_range(1..=300u64);
-        let k = rng.gen_range(1..=n.min(8)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let indexes = random_indexes(&mut rng, n, 8);
         let payload = f.payload(n, &indexes);
         let root = f.root(n);
         let mut p = payload.clone();

@@ -16,14 +16,7 @@ fn random_proofs_verify() {
     let mut cases = 0;
     let mut hashes = 0usize;
     for case in 0..20_000 {
-        // A third of the cases in small MMRs, where every shape is dense.
-        let n: u64 = if case % 3 == 0 {
-            rng.gen_range(1..=64)
-        } else {
-            rng.gen_range(1..=5000)
-        };
-        let k = rng.gen_range(1..=n.min(100)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let (n, indexes) = random_case(&mut rng, case, 5000, 100);
         let payload = fixture.payload(n, &indexes);
         let root = fixture.root(n);
         assert_eq!(
@@ -283,8 +276,7 @@ fn reused_stack_has_no_memory() {
     let mut stack = Stack::new();
     for _ in 0..2000 {
         let n: u64 = rng.gen_range(1..=600);
-        let k = rng.gen_range(1..=n.min(20)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let indexes = random_indexes(&mut rng, n, 20);
         let mut payload = fixture.payload(n, &indexes);
         if rng.gen_bool(0.5) {
             let at = rng.gen_range(0..payload.len());

@@ -57,8 +57,7 @@ fn words_path_equals_bytes_path() {
     let fixture = Fixture::random(&mut rng, 600);
     for _ in 0..3000 {
         let n: u64 = rng.gen_range(1..=600);
-        let k = rng.gen_range(1..=n.min(20)) as usize;
-        let indexes = sample_indexes(&mut rng, n, k);
+        let indexes = random_indexes(&mut rng, n, 20);
         let honest = fixture.payload(n, &indexes);
         let mut payload = honest.clone();
         match rng.gen_range(0..4) {
@@ -70,7 +69,7 @@ fn words_path_equals_bytes_path() {
             2 => payload.truncate(rng.gen_range(0..payload.len())),
             _ => {
                 // An extra PROOF somewhere in the command stream.
-                let at = rng.gen_range(4 + 40 * k..=payload.len());
+                let at = rng.gen_range(4 + 40 * indexes.len()..=payload.len());
                 let item: [u8; 33] = std::array::from_fn(|i| if i == 0 { 3 } else { rng.gen() });
                 payload.splice(at..at, item);
             }

@@ -138,6 +138,24 @@ pub fn sample_indexes(rng: &mut impl Rng, n: u64, k: usize) -> Vec<u64> {
     v
 }
 
+/// A random claim in an MMR of `n` leaves: `1..=min(n, max_k)` sorted distinct indexes.
+pub fn random_indexes(rng: &mut impl Rng, n: u64, max_k: u64) -> Vec<u64> {
+    let k = rng.gen_range(1..=n.min(max_k)) as usize;
+    sample_indexes(rng, n, k)
+}
+
+/// A random case of `random_proofs_verify`: an MMR of `n` leaves (a third of the cases in
+/// small MMRs of 1..=64 leaves, where every shape is dense; the rest 1..=`max_n`) and a
+/// claim of at most `max_k` of its leaves.
+pub fn random_case(rng: &mut impl Rng, case: usize, max_n: u64, max_k: u64) -> (u64, Vec<u64>) {
+    let n: u64 = if case.is_multiple_of(3) {
+        rng.gen_range(1..=64)
+    } else {
+        rng.gen_range(1..=max_n)
+    };
+    (n, random_indexes(rng, n, max_k))
+}
+
 /// Peaks of an MMR with `leaf_count` leaves as `(first, height)`, left to right.
 pub fn peaks(leaf_count: u64) -> Vec<(u64, u32)> {
     let mut start = 0;
