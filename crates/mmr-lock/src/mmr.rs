@@ -116,6 +116,17 @@ fn leaf_pos_to_index_linear(pos: u64) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// [`leaf_pos_to_index`] agrees with the linear search on every position of `range`.
+    fn matches_linear(range: core::ops::Range<u64>) {
+        for pos in range {
+            assert_eq!(
+                leaf_pos_to_index(pos),
+                leaf_pos_to_index_linear(pos),
+                "pos {pos}"
+            );
+        }
+    }
+
     #[test]
     fn sizes_match_incremental_construction() {
         // Build positions the slow way: push leaves and merge while the last two peaks match.
@@ -147,31 +158,13 @@ mod tests {
 
     #[test]
     fn leaf_pos_to_index_matches_linear_search() {
-        for pos in 0..(1u64 << 21) {
-            assert_eq!(
-                leaf_pos_to_index(pos),
-                leaf_pos_to_index_linear(pos),
-                "pos {pos}"
-            );
-        }
+        matches_linear(0..(1u64 << 21));
         // Around every power of two and near the top of the accepted range.
         for bit in 0..=50u32 {
             let p = 1u64 << bit;
-            for pos in p.saturating_sub(300)..p.saturating_add(300) {
-                assert_eq!(
-                    leaf_pos_to_index(pos),
-                    leaf_pos_to_index_linear(pos),
-                    "pos {pos}"
-                );
-            }
+            matches_linear(p.saturating_sub(300)..p.saturating_add(300));
         }
-        for pos in (MAX_MMR_SIZE - 5000)..(MAX_MMR_SIZE + 10) {
-            assert_eq!(
-                leaf_pos_to_index(pos),
-                leaf_pos_to_index_linear(pos),
-                "pos {pos}"
-            );
-        }
+        matches_linear((MAX_MMR_SIZE - 5000)..(MAX_MMR_SIZE + 10));
         // Pseudo-random positions below 2^50 (splitmix64), and every leaf of random indexes
         // with its neighbours.
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -182,20 +175,10 @@ mod tests {
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^= z >> 31;
             let pos = z >> 14;
-            assert_eq!(
-                leaf_pos_to_index(pos),
-                leaf_pos_to_index_linear(pos),
-                "pos {pos}"
-            );
+            matches_linear(pos..pos + 1);
             let index = z >> 16;
             let leaf = leaf_index_to_pos(index);
-            for pos in leaf.saturating_sub(2)..leaf + 3 {
-                assert_eq!(
-                    leaf_pos_to_index(pos),
-                    leaf_pos_to_index_linear(pos),
-                    "pos {pos}"
-                );
-            }
+            matches_linear(leaf.saturating_sub(2)..leaf + 3);
             assert_eq!(leaf_pos_to_index(leaf), Some(index));
         }
         // Indexes whose popcount is largest (most inner nodes before them).
@@ -203,13 +186,7 @@ mod tests {
             let index = ((1u64 << 49) - 1) & !(1u64 << drop);
             for index in [index, (1u64 << 49) - 1, (1u64 << 48) - 1, index >> 1] {
                 let leaf = leaf_index_to_pos(index);
-                for pos in leaf.saturating_sub(60)..leaf + 60 {
-                    assert_eq!(
-                        leaf_pos_to_index(pos),
-                        leaf_pos_to_index_linear(pos),
-                        "pos {pos}"
-                    );
-                }
+                matches_linear(leaf.saturating_sub(60)..leaf + 60);
             }
         }
     }
