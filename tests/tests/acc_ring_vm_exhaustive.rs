@@ -23,6 +23,7 @@
 
 use assurance::ring_model::Cell;
 use assurance::ring_search::{run_on, Case, Config, Stats, Subject};
+use assurance::Outcome;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::TransactionBuilder,

@@ -16,6 +16,7 @@
 
 use crate::hash::merge;
 use crate::mmr::Mmr;
+use crate::report::{Findings, Outcome, Report};
 use mmr_accumulator::Error;
 use std::collections::{HashMap, HashSet};
 
@@ -569,61 +570,46 @@ pub struct Stats {
     pub disagreements: u64,
     pub undocumented: u64,
     pub codes_seen: std::collections::BTreeSet<i8>,
-    pub findings: Vec<String>,
+    pub findings: Findings<20>,
 }
 
 impl Stats {
-    pub fn problems(&self) -> u64 {
-        self.forgeries + self.honest_rejected + self.disagreements + self.undocumented
-    }
-
-    fn finding(&mut self, s: String) {
-        if self.findings.len() < 20 {
-            self.findings.push(s);
-        }
-    }
-
     fn code(&mut self, c: i8) {
         if !documented(c) {
             self.undocumented += 1;
         }
         self.codes_seen.insert(c);
     }
+}
 
-    pub fn report(&self) -> String {
-        let mut s = String::new();
-        let mut line = |k: &str, v: u64| s.push_str(&format!("{k:<52} {v:>12}\n"));
-        line("(old, new) leaf-count pairs", self.pairs);
-        line("append cases (core + model)", self.append_cases);
-        line("  accepted", self.append_accepted);
-        line("create cases", self.create_cases);
-        line(
-            "ancestry structural cases (sizes x lengths)",
-            self.ancestry_structural,
-        );
-        line(
-            "ancestry proofs of the right length (hashed once)",
-            self.ancestry_proofs,
-        );
-        line(
-            "ancestry cases (proof x old root x new root)",
-            self.ancestry_cases,
-        );
-        line("  accepted", self.ancestry_accepted);
-        line(
-            "  of which: old peaks in place, new part not the history's",
-            self.ancestry_opaque,
-        );
-        line("honest transitions (all must be accepted)", self.honest);
-        line("forgeries accepted", self.forgeries);
-        line("honest transitions rejected", self.honest_rejected);
-        line("core/model disagreements", self.disagreements);
-        line("undocumented codes", self.undocumented);
-        s.push_str(&format!("codes seen: {:?}\n", self.codes_seen));
-        for f in &self.findings {
-            s.push_str(&format!("finding: {f}\n"));
-        }
-        s
+impl Outcome for Stats {
+    fn problems(&self) -> u64 {
+        self.forgeries + self.honest_rejected + self.disagreements + self.undocumented
+    }
+
+    fn report(&self) -> String {
+        // One row a line: the table reads as the report prints it.
+        #[rustfmt::skip]
+        let rows = [
+            ("(old, new) leaf-count pairs", self.pairs),
+            ("append cases (core + model)", self.append_cases),
+            ("  accepted", self.append_accepted),
+            ("create cases", self.create_cases),
+            ("ancestry structural cases (sizes x lengths)", self.ancestry_structural),
+            ("ancestry proofs of the right length (hashed once)", self.ancestry_proofs),
+            ("ancestry cases (proof x old root x new root)", self.ancestry_cases),
+            ("  accepted", self.ancestry_accepted),
+            ("  of which: old peaks in place, new part not the history's", self.ancestry_opaque),
+            ("honest transitions (all must be accepted)", self.honest),
+            ("forgeries accepted", self.forgeries),
+            ("honest transitions rejected", self.honest_rejected),
+            ("core/model disagreements", self.disagreements),
+            ("undocumented codes", self.undocumented),
+        ];
+        let mut r = Report::new(52, 12);
+        r.rows(&rows);
+        r.line(&format!("codes seen: {:?}", self.codes_seen));
+        r.finish("finding", &self.findings)
     }
 }
 
@@ -740,7 +726,7 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
             }
             if core != model {
                 st.disagreements += 1;
-                st.finding(format!(
+                st.findings.push(format!(
                     "create k={k} len={}: core {core:?} model {model:?}",
                     b.len()
                 ));
@@ -749,7 +735,7 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                 st.honest += 1;
                 if core != Ok((history_root(&history, k), size(k))) {
                     st.honest_rejected += 1;
-                    st.finding(format!("create {k} rejected: {core:?}"));
+                    st.findings.push(format!("create {k} rejected: {core:?}"));
                 }
             }
         }
@@ -854,7 +840,7 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                             }
                             if core != model {
                                 st.disagreements += 1;
-                                st.finding(format!("append {n}->{m} old size {old_size} len {}: core {core:?} model {model:?}", b.len()));
+                                st.findings.push(format!("append {n}->{m} old size {old_size} len {}: core {core:?} model {model:?}", b.len()));
                             }
                             let honest_old = *old_root == root_n && old_size == size_n;
                             if let Ok((root, sz)) = core {
@@ -872,7 +858,7 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                                     let truth = Mmr::build(&leaves);
                                     if (root, sz) != (truth.root, truth.mmr_size()) {
                                         st.forgeries += 1;
-                                        st.finding(format!(
+                                        st.findings.push(format!(
                                             "append forgery {n}->{m} len {}",
                                             b.len()
                                         ));
@@ -883,7 +869,8 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                                 st.honest += 1;
                                 if core != Ok((prefix_root(&history, m), size(m))) {
                                     st.honest_rejected += 1;
-                                    st.finding(format!("append {n}->{m} rejected: {core:?}"));
+                                    st.findings
+                                        .push(format!("append {n}->{m} rejected: {core:?}"));
                                 }
                             }
                         }
@@ -928,7 +915,7 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                         }
                         if core != model {
                             st.disagreements += 1;
-                            st.finding(format!("ancestry {n}->{new_size} size old {old_size} len {len}: core {core:?} model {model:?}"));
+                            st.findings.push(format!("ancestry {n}->{new_size} size old {old_size} len {len}: core {core:?} model {model:?}"));
                         }
                         let honest_case = honest.as_deref() == Some(proof)
                             && old_size == size_n
@@ -937,7 +924,8 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                             st.honest += 1;
                             if core.is_err() {
                                 st.honest_rejected += 1;
-                                st.finding(format!("ancestry {n}->{m} rejected: {core:?}"));
+                                st.findings
+                                    .push(format!("ancestry {n}->{m} rejected: {core:?}"));
                             }
                         }
                         if core.is_ok() && !honest_case && old_size == size_n {
@@ -947,7 +935,7 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                                 Accepted::NewPartOpaque => st.ancestry_opaque += 1,
                                 Accepted::Forgery => {
                                     st.forgeries += 1;
-                                    st.finding(format!(
+                                    st.findings.push(format!(
                                         "ancestry forgery {n}->{new_size} len {len}"
                                     ));
                                 }
@@ -985,7 +973,7 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                             }
                             if core != model {
                                 st.disagreements += 1;
-                                st.finding(format!(
+                                st.findings.push(format!(
                                     "ancestry {n}->{new_size}: core {core:?} model {model:?}"
                                 ));
                             }
@@ -999,7 +987,7 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                                         Accepted::NewPartOpaque => st.ancestry_opaque += 1,
                                         Accepted::Forgery => {
                                             st.forgeries += 1;
-                                            st.finding(format!(
+                                            st.findings.push(format!(
                                                 "ancestry forgery {n}->{new_size} root {}",
                                                 crate::hex(new_root)
                                             ));

@@ -37,6 +37,7 @@
 use crate::compact_model::{self as model, code, varint};
 use crate::compact_native::{CoreFn, Variant, C_COMPACT_CORE};
 use crate::mmr::Mmr;
+use crate::report::{add_counters, Findings, Outcome, Report};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -114,15 +115,13 @@ pub struct Stats {
     pub value_dependent: u64,
     /// The core's codes and how often each came.
     pub codes: BTreeMap<i8, u64>,
-    pub findings: Vec<String>,
+    pub findings: Findings<50>,
 }
 
 impl Stats {
     fn add(&mut self, o: &Stats) {
-        macro_rules! sum {
-            ($($f:ident),*) => { $( self.$f += o.$f; )* };
-        }
-        sum!(
+        add_counters!(
+            self, o;
             mmrs,
             claims,
             structural,
@@ -147,12 +146,12 @@ impl Stats {
         for (c, k) in &o.codes {
             *self.codes.entry(*c).or_default() += k;
         }
-        for f in &o.findings {
-            self.finding(f.clone());
-        }
+        self.findings.extend(o.findings.iter().cloned());
     }
+}
 
-    pub fn problems(&self) -> u64 {
+impl Outcome for Stats {
+    fn problems(&self) -> u64 {
         self.forgeries
             + self.forgeries_model
             + self.forgeries_c
@@ -164,14 +163,7 @@ impl Stats {
             + self.value_dependent
     }
 
-    fn finding(&mut self, what: String) {
-        if self.findings.len() < 50 {
-            self.findings.push(what);
-        }
-    }
-
-    pub fn report(&self) -> String {
-        let mut s = String::new();
+    fn report(&self) -> String {
         #[rustfmt::skip]
         let rows = [
             ("MMRs searched", self.mmrs),
@@ -195,15 +187,10 @@ impl Stats {
             ("accepted, not the one encoding", self.not_unique),
             ("structural codes that depend on values", self.value_dependent),
         ];
-        for (k, v) in rows {
-            s.push_str(&format!("{k:<58} {v:>14}\n"));
-        }
-        let codes: Vec<String> = self.codes.iter().map(|(c, k)| format!("{c}:{k}")).collect();
-        s.push_str(&format!("codes (code:count) {}\n", codes.join(" ")));
-        for f in &self.findings {
-            s.push_str(&format!("FINDING: {f}\n"));
-        }
-        s
+        let mut r = Report::new(58, 14);
+        r.rows(&rows);
+        r.codes(&self.codes);
+        r.finish("FINDING", &self.findings)
     }
 }
 
@@ -274,11 +261,12 @@ impl Ctx {
         let tag = || format!("n={} payload {}", self.n, crate::hex(payload));
         if r != m {
             st.disagreements += 1;
-            st.finding(format!("{}: core {r}, model {m}", tag()));
+            st.findings.push(format!("{}: core {r}, model {m}", tag()));
         }
         if !model::documented(r) || !model::documented(m) {
             st.undocumented += 1;
-            st.finding(format!("{}: undocumented (core {r}, model {m})", tag()));
+            st.findings
+                .push(format!("{}: undocumented (core {r}, model {m})", tag()));
         }
         let claim = model::parse(payload, leaf_count).ok();
         let genuine =
@@ -288,34 +276,39 @@ impl Ctx {
             let c = c_core(payload, root, leaf_count);
             if c != r {
                 st.c_disagreements += 1;
-                st.finding(format!("{}: Rust {r}, C {c}", tag()));
+                st.findings.push(format!("{}: Rust {r}, C {c}", tag()));
             }
             if c == 0 && !genuine {
                 st.forgeries_c += 1;
-                st.finding(format!("{}: FORGERY accepted by C", tag()));
+                st.findings
+                    .push(format!("{}: FORGERY accepted by C", tag()));
             }
         }
         if r == 0 {
             st.accepted += 1;
             if !genuine {
                 st.forgeries += 1;
-                st.finding(format!("{}: FORGERY accepted by the core", tag()));
+                st.findings
+                    .push(format!("{}: FORGERY accepted by the core", tag()));
             } else if let Some(p) = &claim {
                 if self.compiled(&p.indexes()) != payload {
                     st.not_unique += 1;
-                    st.finding(format!("{}: accepted, not the compiler's bytes", tag()));
+                    st.findings
+                        .push(format!("{}: accepted, not the compiler's bytes", tag()));
                 }
             }
         }
         if m == 0 && !genuine {
             st.forgeries_model += 1;
-            st.finding(format!("{}: FORGERY accepted by the model", tag()));
+            st.findings
+                .push(format!("{}: FORGERY accepted by the model", tag()));
         }
         if honest {
             st.honest += 1;
             if r != 0 || m != 0 {
                 st.honest_rejected += 1;
-                st.finding(format!("{}: honest, core {r}, model {m}", tag()));
+                st.findings
+                    .push(format!("{}: honest, core {r}, model {m}", tag()));
             }
         }
         r
@@ -450,7 +443,8 @@ fn claim(ctx: &Ctx, cfg: &Config, gaps: &[u64], st: &mut Stats) {
         let reaches = |c: i8| c == 0 || c == 9;
         if ca != cb && !(reaches(ca) && reaches(cb)) {
             st.value_dependent += 1;
-            st.finding(format!("n={} gaps {gaps:?} len {len}: {ca} vs {cb}", ctx.n));
+            st.findings
+                .push(format!("n={} gaps {gaps:?} len {len}: {ca} vs {cb}", ctx.n));
         }
     }
 
@@ -539,7 +533,8 @@ fn headers(ctx: &Ctx, cfg: &Config, st: &mut Stats) {
         st.byte_level += 1;
         if c != code::LEAF_COUNT_INVALID {
             st.disagreements += 1;
-            st.finding(format!("leaf_count {leaf_count}: {c}, not 40"));
+            st.findings
+                .push(format!("leaf_count {leaf_count}: {c}, not 40"));
         }
     }
 }

@@ -31,6 +31,7 @@
 use crate::mmr::Mmr;
 use crate::model::{self, Cmd, Role};
 use crate::native;
+use crate::report::{add_counters, Findings, Outcome, Report};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -101,15 +102,13 @@ pub struct Stats {
     pub honest_rejected: u64,
     pub disagreements: u64,
     pub undocumented: u64,
-    pub findings: Vec<String>,
+    pub findings: Findings<50>,
 }
 
 impl Stats {
     fn add(&mut self, o: &Stats) {
-        macro_rules! sum {
-            ($($f:ident),*) => { $( self.$f += o.$f; )* };
-        }
-        sum!(
+        add_counters!(
+            self, o;
             mmrs,
             baseline_single,
             baseline_single_accepted,
@@ -133,14 +132,12 @@ impl Stats {
             disagreements,
             undocumented
         );
-        for f in &o.findings {
-            if self.findings.len() < 50 {
-                self.findings.push(f.clone());
-            }
-        }
+        self.findings.extend(o.findings.iter().cloned());
     }
+}
 
-    pub fn problems(&self) -> u64 {
+impl Outcome for Stats {
+    fn problems(&self) -> u64 {
         self.forgeries_baseline
             + self.forgeries_compiled
             + self.forgeries_c
@@ -150,14 +147,7 @@ impl Stats {
             + self.undocumented
     }
 
-    fn finding(&mut self, what: String) {
-        if self.findings.len() < 50 {
-            self.findings.push(what);
-        }
-    }
-
-    pub fn report(&self) -> String {
-        let mut s = String::new();
+    fn report(&self) -> String {
         // One row a line: the table reads as the report prints it.
         #[rustfmt::skip]
         let rows = [
@@ -184,13 +174,9 @@ impl Stats {
             ("disagreements", self.disagreements),
             ("undocumented exit codes", self.undocumented),
         ];
-        for (k, v) in rows {
-            s.push_str(&format!("{k:<58} {v:>14}\n"));
-        }
-        for f in &self.findings {
-            s.push_str(&format!("FINDING: {f}\n"));
-        }
-        s
+        let mut r = Report::new(58, 14);
+        r.rows(&rows);
+        r.finish("FINDING", &self.findings)
     }
 }
 
@@ -244,7 +230,7 @@ fn judge(
     for &(core, other) in &codes[1..] {
         if other != code {
             st.disagreements += 1;
-            st.finding(format!(
+            st.findings.push(format!(
                 "{tag}: {} {code} != {} {other}",
                 first.name(),
                 core.name()
@@ -253,32 +239,35 @@ fn judge(
     }
     if (code == 0) != accepts {
         st.disagreements += 1;
-        st.finding(format!(
+        st.findings.push(format!(
             "{tag}: {} {code}, model accepts={accepts}",
             first.name()
         ));
     }
     if !codes.iter().all(|&(_, c)| documented(c)) {
         st.undocumented += 1;
-        st.finding(format!("{tag}: undocumented code ({})", listed()));
+        st.findings
+            .push(format!("{tag}: undocumented code ({})", listed()));
     }
     if !genuine {
         for &(core, c) in codes {
             if c == 0 {
                 *core.forgeries(st) += 1;
-                st.finding(format!("{tag}: FORGERY accepted by {}", core.name()));
+                st.findings
+                    .push(format!("{tag}: FORGERY accepted by {}", core.name()));
             }
         }
         if accepts {
             st.forgeries_model += 1;
-            st.finding(format!("{tag}: FORGERY accepted by the model"));
+            st.findings
+                .push(format!("{tag}: FORGERY accepted by the model"));
         }
     }
     if honest {
         st.honest += 1;
         if codes.iter().any(|&(_, c)| c != 0) || !accepts {
             st.honest_rejected += 1;
-            st.finding(format!(
+            st.findings.push(format!(
                 "{tag}: honest proof rejected ({}, model {accepts})",
                 listed()
             ));
@@ -400,7 +389,7 @@ impl Ctx {
                 let r = self.compiled(st, &compiled, genuine, honest);
                 if (r == 0) != (b == 0) {
                     st.disagreements += 1;
-                    st.finding(format!(
+                    st.findings.push(format!(
                         "n={} baseline {} gives {b}, its compiled translation {} gives {r}",
                         self.n,
                         crate::hex(&payload),
@@ -493,7 +482,7 @@ impl Ctx {
             || (!structural_ok(codes[0]) && codes[0] != codes[1])
         {
             st.disagreements += 1;
-            st.finding(format!(
+            st.findings.push(format!(
                 "n={} indexes {indexes:?} ops {ops:?}: structural code depends on values ({} vs {})",
                 self.n, codes[0], codes[1]
             ));
@@ -504,7 +493,7 @@ impl Ctx {
             && model::compiled_items(self.n, indexes, &cmds_with(&self.filling(k, 0))).is_some();
         if model_shape != structural_ok(codes[0]) {
             st.disagreements += 1;
-            st.finding(format!(
+            st.findings.push(format!(
                 "n={} indexes {indexes:?} ops {ops:?}: Rust code {} but model shape valid={model_shape}",
                 self.n, codes[0]
             ));
@@ -753,7 +742,7 @@ fn baseline_pair(ctx: &Ctx, cfg: &Config, p1: u64, st: &mut Stats) {
             let valid = shape.as_ref().is_some_and(|(_, roles)| roles.len() == k);
             if !valid && a != b {
                 st.disagreements += 1;
-                st.finding(format!(
+                st.findings.push(format!(
                     "n={} positions {positions:?} k={k}: code depends on values ({a} vs {b})",
                     ctx.n
                 ));

@@ -16,6 +16,7 @@
 //! - [`ring_model`]: the accumulator ring's type-script rules, a model from the spec.
 //! - [`diff`]: scenarios, mutations and the differential check shared by the fuzz target,
 //!   the corpus replay test and the VM test.
+//! - [`report`]: the searches' findings (capped) and their reports' counter tables.
 
 pub mod accumulator;
 pub mod compact;
@@ -28,8 +29,11 @@ pub mod hash;
 pub mod mmr;
 pub mod model;
 pub mod native;
+pub mod report;
 pub mod ring_model;
 pub mod ring_search;
+
+pub use report::Outcome;
 
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
@@ -49,11 +53,23 @@ pub fn documented_compiled(code: i8) -> bool {
     matches!(code, 0..=9 | 40..=68 | 90..=92)
 }
 
-/// The end of a search binary: its report, the elapsed time, then exit 1 with the number of
-/// problems, or the `clean` line.
-pub fn finish(report: &str, problems: u64, start: std::time::Instant, clean: &str) {
-    print!("{report}");
+/// One search of a search binary: prints `{title}: {cfg:?}`, runs it, prints its report and
+/// the elapsed time. Returns its problems.
+pub fn timed<C: std::fmt::Debug, S: Outcome>(
+    title: &str,
+    cfg: &C,
+    run: impl FnOnce(&C) -> S,
+) -> u64 {
+    println!("{title}: {cfg:?}");
+    let start = std::time::Instant::now();
+    let outcome = run(cfg);
+    print!("{}", outcome.report());
     println!("elapsed: {:.1} s", start.elapsed().as_secs_f64());
+    outcome.problems()
+}
+
+/// The end of a search binary: exit 1 with the number of problems, or the `clean` line.
+pub fn finish(problems: u64, clean: &str) {
     if problems != 0 {
         println!("RESULT: {problems} problems");
         std::process::exit(1);

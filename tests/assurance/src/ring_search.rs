@@ -13,6 +13,7 @@
 
 use crate::accumulator::{honest_append, honest_proof, model_size, prefix_root};
 use crate::mmr::Mmr;
+use crate::report::{add_counters, Findings, Outcome, Report};
 use crate::ring_model::{self as model, Cell, APPEND, CREATE, EXTEND, IMPORT, KEEP};
 use mmr_accumulator::ring::{self, RingCell, Shape};
 use std::collections::BTreeMap;
@@ -114,11 +115,49 @@ pub struct Stats {
     pub subject_disagreements: u64,
     pub undocumented: u64,
     pub codes: BTreeMap<i8, u64>,
-    pub findings: Vec<String>,
+    pub findings: Findings<20>,
 }
 
 impl Stats {
-    pub fn problems(&self) -> u64 {
+    /// Ring codes -100..=-106 never returned.
+    pub fn missing_ring_codes(&self) -> u64 {
+        (-106..=-100i8)
+            .filter(|c| !self.codes.contains_key(c))
+            .count() as u64
+    }
+
+    fn merge(&mut self, o: Stats) {
+        add_counters!(
+            self, o;
+            histories_started,
+            states,
+            candidates,
+            accepted,
+            honest,
+            honest_rejected,
+            forgeries,
+            bad_state,
+            bad_multiset,
+            bad_count,
+            bad_lock,
+            second_creations,
+            compared_only,
+            sound_other,
+            disagreements,
+            subject_runs,
+            subject_disagreements,
+            undocumented,
+        );
+        self.subject = self.subject.take().or(o.subject);
+        for (c, n) in o.codes {
+            *self.codes.entry(c).or_default() += n;
+        }
+        self.findings.extend(o.findings);
+    }
+}
+
+impl Outcome for Stats {
+    fn problems(&self) -> u64 {
         self.forgeries
             + self.honest_rejected
             + self.disagreements
@@ -127,96 +166,43 @@ impl Stats {
             + self.missing_ring_codes()
     }
 
-    /// Ring codes -100..=-106 never returned.
-    pub fn missing_ring_codes(&self) -> u64 {
-        (-106..=-100i8)
-            .filter(|c| !self.codes.contains_key(c))
-            .count() as u64
-    }
-
-    fn finding(&mut self, s: String) {
-        if self.findings.len() < 20 {
-            self.findings.push(s);
-        }
-    }
-
-    fn merge(&mut self, o: Stats) {
-        self.histories_started += o.histories_started;
-        self.states += o.states;
-        self.candidates += o.candidates;
-        self.accepted += o.accepted;
-        self.honest += o.honest;
-        self.honest_rejected += o.honest_rejected;
-        self.forgeries += o.forgeries;
-        self.bad_state += o.bad_state;
-        self.bad_multiset += o.bad_multiset;
-        self.bad_count += o.bad_count;
-        self.bad_lock += o.bad_lock;
-        self.second_creations += o.second_creations;
-        self.compared_only += o.compared_only;
-        self.sound_other += o.sound_other;
-        self.disagreements += o.disagreements;
-        self.subject_runs += o.subject_runs;
-        self.subject_disagreements += o.subject_disagreements;
-        self.subject = self.subject.take().or(o.subject);
-        self.undocumented += o.undocumented;
-        for (c, n) in o.codes {
-            *self.codes.entry(c).or_default() += n;
-        }
-        for f in o.findings {
-            self.finding(f);
-        }
-    }
-
-    pub fn report(&self) -> String {
-        let mut s = String::new();
-        let mut line = |k: &str, v: u64| s.push_str(&format!("{k:<60} {v:>12}\n"));
-        line(
-            "histories started (CREATE or IMPORT, per K)",
-            self.histories_started,
-        );
-        line("ring states (prefixes, a KEEP at each)", self.states);
-        line(
-            "candidate transactions (each: core + model)",
-            self.candidates,
-        );
-        line("  accepted", self.accepted);
-        line("    honest", self.honest - self.honest_rejected);
-        line(
-            "    second creations (rule 2's type id refuses)",
-            self.second_creations,
-        );
-        line("    other args or a duplicated input", self.compared_only);
-        line(
-            "    other, the ring after it sound (IMPORTs)",
-            self.sound_other,
-        );
-        line("honest transitions (all must be accepted)", self.honest);
-        line("honest transitions rejected", self.honest_rejected);
-        line("forgeries accepted", self.forgeries);
-        line("  a state not in the history", self.bad_state);
-        line("  multiset invariant broken", self.bad_multiset);
-        line("  cell count not K + 1", self.bad_count);
-        line("  a ring cell under another lock", self.bad_lock);
-        line("core/model disagreements", self.disagreements);
+    fn report(&self) -> String {
+        // One row a line: the table reads as the report prints it.
+        #[rustfmt::skip]
+        let rows = [
+            ("histories started (CREATE or IMPORT, per K)", self.histories_started),
+            ("ring states (prefixes, a KEEP at each)", self.states),
+            ("candidate transactions (each: core + model)", self.candidates),
+            ("  accepted", self.accepted),
+            ("    honest", self.honest - self.honest_rejected),
+            ("    second creations (rule 2's type id refuses)", self.second_creations),
+            ("    other args or a duplicated input", self.compared_only),
+            ("    other, the ring after it sound (IMPORTs)", self.sound_other),
+            ("honest transitions (all must be accepted)", self.honest),
+            ("honest transitions rejected", self.honest_rejected),
+            ("forgeries accepted", self.forgeries),
+            ("  a state not in the history", self.bad_state),
+            ("  multiset invariant broken", self.bad_multiset),
+            ("  cell count not K + 1", self.bad_count),
+            ("  a ring cell under another lock", self.bad_lock),
+            ("core/model disagreements", self.disagreements),
+        ];
+        let mut r = Report::new(60, 12);
+        r.rows(&rows);
         if let Some(name) = &self.subject {
-            line(&format!("runs of {name}"), self.subject_runs);
-            line(
+            r.row(&format!("runs of {name}"), self.subject_runs);
+            r.row(
                 &format!("  {name}'s code not the core's"),
                 self.subject_disagreements,
             );
         }
-        line("undocumented codes", self.undocumented);
-        line(
+        r.row("undocumented codes", self.undocumented);
+        r.row(
             "ring codes -100..=-106 never reached",
             self.missing_ring_codes(),
         );
-        let codes: Vec<String> = self.codes.iter().map(|(c, n)| format!("{c}:{n}")).collect();
-        s.push_str(&format!("codes (code:count) {}\n", codes.join(" ")));
-        for f in &self.findings {
-            s.push_str(&format!("finding: {f}\n"));
-        }
-        s
+        r.codes(&self.codes);
+        r.finish("finding", &self.findings)
     }
 }
 
@@ -523,12 +509,13 @@ impl Search<'_, '_> {
             if !model::documented(c) {
                 self.st.undocumented += 1;
                 self.st
-                    .finding(format!("undocumented {c}: K {k} {}", t.what));
+                    .findings
+                    .push(format!("undocumented {c}: K {k} {}", t.what));
             }
         }
         if core != modeled && matches!(self.v, Variant::Core | Variant::Composed) {
             self.st.disagreements += 1;
-            self.st.finding(format!(
+            self.st.findings.push(format!(
                 "K {k} at {:?} {}: core {core:?} model {modeled:?}; ins {} outs {} payload {}",
                 live.map(|l| l.n),
                 t.what,
@@ -556,7 +543,7 @@ impl Search<'_, '_> {
                 if core.map_or(got == 0, |c| c != got) {
                     self.st.subject_disagreements += 1;
                     let name = subject.name();
-                    self.st.finding(format!(
+                    self.st.findings.push(format!(
                         "K {k} at {:?} {}: {name} {got}, core {core:?}; args {} ins {} outs {} \
                          payload {}",
                         live.map(|l| l.n),
@@ -576,7 +563,8 @@ impl Search<'_, '_> {
             if !accepted {
                 self.st.honest_rejected += 1;
                 self.st
-                    .finding(format!("K {k} honest {} rejected: {verdict:?}", t.what));
+                    .findings
+                    .push(format!("K {k} honest {} rejected: {verdict:?}", t.what));
             }
         }
         if !accepted {
@@ -661,7 +649,7 @@ impl Search<'_, '_> {
         }
         if !bad.is_empty() {
             self.st.forgeries += 1;
-            self.st.finding(format!(
+            self.st.findings.push(format!(
                 "K {k} at {:?} {} accepted, ring unsound ({}): outs {}",
                 live.map(|l| l.n),
                 t.what,

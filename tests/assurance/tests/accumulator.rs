@@ -3,6 +3,7 @@
 //! seeded random differential test of the core against the model.
 
 use assurance::accumulator::{random_case, run, Config, Variant};
+use assurance::Outcome;
 
 #[test]
 fn reduced_search_finds_nothing() {

@@ -2,6 +2,7 @@
 //! `cargo run --release -p assurance --bin exhaustive`, see SECURITY.md).
 
 use assurance::exhaustive::{run, Config};
+use assurance::Outcome;
 
 #[test]
 fn reduced_exhaustive_search_finds_nothing() {
@@ -22,6 +23,7 @@ mod compact {
     use assurance::compact_native::{self, Variant};
     use assurance::compact_search::{run, Config, Stats};
     use assurance::mmr::Mmr;
+    use assurance::Outcome;
     use ckb_mmr_sdk::{Format, Workload};
 
     fn reduced(variant: Variant) -> Stats {

@@ -5,6 +5,7 @@
 //! negative controls, each required to be caught.
 
 use assurance::ring_search::{run, Config, Variant};
+use assurance::Outcome;
 
 #[test]
 fn reduced_search_finds_nothing() {

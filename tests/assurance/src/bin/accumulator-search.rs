@@ -20,13 +20,9 @@ fn main() {
     } else {
         Config::full()
     };
-    println!("accumulator search: {cfg:?}");
-    let start = std::time::Instant::now();
-    let st = run(&cfg, Variant::Core);
+    let problems = assurance::timed("accumulator search", &cfg, |cfg| run(cfg, Variant::Core));
     assurance::finish(
-        &st.report(),
-        st.problems(),
-        start,
+        problems,
         "0 forgeries, 0 disagreements, every honest transition accepted",
     );
 }

@@ -73,11 +73,10 @@ fn main() {
     if cli.search != Search::Compact {
         problems += v1(&cli);
     }
-    if problems != 0 {
-        println!("RESULT: {problems} problems");
-        std::process::exit(1);
-    }
-    println!("RESULT: 0 forgeries, 0 disagreements, every honest proof accepted");
+    assurance::finish(
+        problems,
+        "0 forgeries, 0 disagreements, every honest proof accepted",
+    );
 }
 
 /// The compact (version 2) search; returns its problems.
@@ -92,12 +91,7 @@ fn compact(cli: &Cli) -> u64 {
     cfg.full_limit = cli.full_limit.unwrap_or(cfg.full_limit);
     cfg.changes = cli.changes.unwrap_or(cfg.changes);
     cfg.threads = cli.threads.unwrap_or(cfg.threads);
-    println!("compact search: {cfg:?}");
-    let start = std::time::Instant::now();
-    let stats = compact_search::run(&cfg);
-    print!("{}", stats.report());
-    println!("elapsed: {:.1} s", start.elapsed().as_secs_f64());
-    stats.problems()
+    assurance::timed("compact search", &cfg, compact_search::run)
 }
 
 /// The version 1 and baseline search; returns its problems.
@@ -113,10 +107,5 @@ fn v1(cli: &Cli) -> u64 {
     cfg.pair_skeleton_len = cli.pair_skeleton_len.unwrap_or(cfg.pair_skeleton_len);
     cfg.pair_value_limit = cli.pair_value_limit.unwrap_or(cfg.pair_value_limit);
     cfg.threads = cli.threads.unwrap_or(cfg.threads);
-    println!("exhaustive search: {cfg:?}");
-    let start = std::time::Instant::now();
-    let stats = run(&cfg);
-    print!("{}", stats.report());
-    println!("elapsed: {:.1} s", start.elapsed().as_secs_f64());
-    stats.problems()
+    assurance::timed("exhaustive search", &cfg, run)
 }

@@ -25,13 +25,9 @@ fn main() {
         Config::full()
     };
     cfg.threads = cli.threads;
-    println!("ring search: {cfg:?}");
-    let start = std::time::Instant::now();
-    let st = run(&cfg, Variant::Core);
+    let problems = assurance::timed("ring search", &cfg, |cfg| run(cfg, Variant::Core));
     assurance::finish(
-        &st.report(),
-        st.problems(),
-        start,
+        problems,
         "0 forgeries, 0 disagreements, every honest transition accepted, every ring code reached",
     );
 }
