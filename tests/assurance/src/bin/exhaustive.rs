@@ -79,6 +79,20 @@ fn main() {
     );
 }
 
+/// Each option given replaces its field of the config (`option => field`; the option's name
+/// alone when they match); the rest keep the reduced or full search's values.
+macro_rules! given {
+    ($cli:expr, $cfg:expr; $($opt:ident $(=> $field:ident)?),* $(,)?) => {
+        $( given!(@one $cli, $cfg, $opt $(, $field)?); )*
+    };
+    (@one $cli:expr, $cfg:expr, $opt:ident) => { given!(@one $cli, $cfg, $opt, $opt) };
+    (@one $cli:expr, $cfg:expr, $opt:ident, $field:ident) => {
+        if let Some(v) = $cli.$opt {
+            $cfg.$field = v;
+        }
+    };
+}
+
 /// The compact (version 2) search; returns its problems.
 fn compact(cli: &Cli) -> u64 {
     let mut cfg = if cli.reduced {
@@ -86,11 +100,7 @@ fn compact(cli: &Cli) -> u64 {
     } else {
         compact_search::Config::full()
     };
-    cfg.max_leaves = cli.max_leaves.unwrap_or(cfg.max_leaves);
-    cfg.max_claim = cli.max_claim.unwrap_or(cfg.max_claim);
-    cfg.full_limit = cli.full_limit.unwrap_or(cfg.full_limit);
-    cfg.changes = cli.changes.unwrap_or(cfg.changes);
-    cfg.threads = cli.threads.unwrap_or(cfg.threads);
+    given!(cli, cfg; max_leaves, max_claim, full_limit, changes, threads);
     assurance::timed("compact search", &cfg, compact_search::run)
 }
 
@@ -101,11 +111,7 @@ fn v1(cli: &Cli) -> u64 {
     } else {
         Config::full()
     };
-    cfg.max_leaves = cli.max_leaves.unwrap_or(cfg.max_leaves);
-    cfg.max_items = cli.items.unwrap_or(cfg.max_items);
-    cfg.skeleton_len = cli.skeleton_len.unwrap_or(cfg.skeleton_len);
-    cfg.pair_skeleton_len = cli.pair_skeleton_len.unwrap_or(cfg.pair_skeleton_len);
-    cfg.pair_value_limit = cli.pair_value_limit.unwrap_or(cfg.pair_value_limit);
-    cfg.threads = cli.threads.unwrap_or(cfg.threads);
+    given!(cli, cfg; max_leaves, items => max_items, skeleton_len, pair_skeleton_len,
+        pair_value_limit, threads);
     assurance::timed("exhaustive search", &cfg, run)
 }
