@@ -39,8 +39,6 @@ use crate::compact_native::{CoreFn, Variant, C_COMPACT_CORE};
 use crate::mmr::Mmr;
 use crate::report::{add_counters, Findings, Outcome, Report};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -564,26 +562,18 @@ pub fn run(cfg: &Config) -> Stats {
     }
     // The largest MMRs' claims first: the long tasks do not end up last on one thread.
     tasks.reverse();
-    let next = AtomicUsize::new(0);
-    let total = Mutex::new(Stats {
+    let mut total = Stats {
         mmrs: ctxs.len() as u64,
         ..Stats::default()
+    };
+    let workers = crate::on_threads(&tasks, cfg.threads, |(c, gaps), st| match gaps {
+        None => headers(&ctxs[*c], cfg, st),
+        Some(g) => claim(&ctxs[*c], cfg, g, st),
     });
-    std::thread::scope(|s| {
-        for _ in 0..cfg.threads.max(1) {
-            s.spawn(|| {
-                let mut st = Stats::default();
-                while let Some((c, gaps)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    match gaps {
-                        None => headers(&ctxs[*c], cfg, &mut st),
-                        Some(g) => claim(&ctxs[*c], cfg, g, &mut st),
-                    }
-                }
-                total.lock().unwrap().add(&st);
-            });
-        }
-    });
-    total.into_inner().unwrap()
+    for st in &workers {
+        total.add(st);
+    }
+    total
 }
 
 #[cfg(test)]

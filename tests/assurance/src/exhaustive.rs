@@ -32,8 +32,6 @@ use crate::mmr::Mmr;
 use crate::model::{self, Cmd, Role};
 use crate::native;
 use crate::report::{add_counters, Findings, Outcome, Report};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -641,41 +639,27 @@ pub fn run(cfg: &Config) -> Stats {
             tasks.push(Task::CompiledPair(ctx.n, i));
         }
     }
-    let next = AtomicUsize::new(0);
-    let total = Mutex::new(Stats {
+    let mut total = Stats {
         mmrs: ctxs.len() as u64,
         ..Stats::default()
-    });
-    std::thread::scope(|s| {
-        for _ in 0..cfg.threads.max(1) {
-            s.spawn(|| {
-                let mut st = Stats::default();
-                loop {
-                    let t = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(task) = tasks.get(t) else { break };
-                    match *task {
-                        Task::BaselineSingle(n, p) => {
-                            baseline_single(&ctxs[n as usize - 1], cfg, p, &mut st)
-                        }
-                        Task::CompiledSingle(n, i) => {
-                            let ctx = &ctxs[n as usize - 1];
-                            for ops in &single_skeletons {
-                                ctx.compiled_skeleton(&mut st, cfg, &[i], ops, false);
-                            }
-                        }
-                        Task::BaselinePair(n, p) => {
-                            baseline_pair(&ctxs[n as usize - 1], cfg, p, &mut st)
-                        }
-                        Task::CompiledPair(n, i) => {
-                            compiled_pair(&ctxs[n as usize - 1], cfg, i, &pair_skeletons, &mut st)
-                        }
-                    }
-                }
-                total.lock().unwrap().add(&st);
-            });
+    };
+    let workers = crate::on_threads(&tasks, cfg.threads, |task, st| match *task {
+        Task::BaselineSingle(n, p) => baseline_single(&ctxs[n as usize - 1], cfg, p, st),
+        Task::CompiledSingle(n, i) => {
+            let ctx = &ctxs[n as usize - 1];
+            for ops in &single_skeletons {
+                ctx.compiled_skeleton(st, cfg, &[i], ops, false);
+            }
+        }
+        Task::BaselinePair(n, p) => baseline_pair(&ctxs[n as usize - 1], cfg, p, st),
+        Task::CompiledPair(n, i) => {
+            compiled_pair(&ctxs[n as usize - 1], cfg, i, &pair_skeletons, st)
         }
     });
-    total.into_inner().unwrap()
+    for st in &workers {
+        total.add(st);
+    }
+    total
 }
 
 fn single_positions(ctx: &Ctx) -> Vec<u64> {

@@ -53,6 +53,31 @@ pub fn documented_compiled(code: i8) -> bool {
     matches!(code, 0..=9 | 40..=68 | 90..=92)
 }
 
+/// Runs `each` on every task over `threads` scoped worker threads, which take the tasks in
+/// order, one at a time (callers put the long ones first); returns each worker's counters.
+pub fn on_threads<T: Sync, S: Default + Send>(
+    tasks: &[T],
+    threads: usize,
+    each: impl Fn(&T, &mut S) + Sync,
+) -> Vec<S> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut st = S::default();
+                    while let Some(task) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        each(task, &mut st);
+                    }
+                    st
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    })
+}
+
 /// One search of a search binary: prints `{title}: {cfg:?}`, runs it, prints its report and
 /// the elapsed time. Returns its problems.
 pub fn timed<C: std::fmt::Debug, S: Outcome>(
