@@ -303,6 +303,23 @@ pub struct Blake2b {
     out_len: u8,
 }
 
+/// Appends `$data` to the first `$used` bytes of the buffer (`$used + $data.len() <=
+/// BLOCK_LEN`). A macro, not a function: an `inline(always)` helper changed how the journey's
+/// first baseline step inlines `update` (75k cycles on the reference seed), so this keeps the
+/// code each path compiles exactly as written.
+macro_rules! buffer_tail {
+    ($hasher:expr, $used:expr, $data:expr) => {
+        if let Some(dst) = $hasher
+            .buf
+            .get_mut($used..)
+            .and_then(|b| b.get_mut(..$data.len()))
+        {
+            copy_bytes(dst, $data);
+        }
+        $hasher.buf_len = $used.wrapping_add($data.len());
+    };
+}
+
 impl Blake2b {
     /// Absorbs `data`.
     #[inline]
@@ -313,14 +330,7 @@ impl Blake2b {
         if data.len() <= free {
             // Fits in the buffer (the common case for short inputs): no compression, and no
             // registers to save for one.
-            if let Some(dst) = self
-                .buf
-                .get_mut(used..)
-                .and_then(|b| b.get_mut(..data.len()))
-            {
-                copy_bytes(dst, data);
-            }
-            self.buf_len = used.wrapping_add(data.len());
+            buffer_tail!(self, used, data);
         } else {
             self.update_blocks(data);
         }
@@ -353,14 +363,7 @@ impl Blake2b {
             data = rest;
         }
         // Now `used + data.len() <= BLOCK_LEN`, so the `get_mut`s always succeed.
-        if let Some(dst) = self
-            .buf
-            .get_mut(used..)
-            .and_then(|b| b.get_mut(..data.len()))
-        {
-            copy_bytes(dst, data);
-        }
-        self.buf_len = used.wrapping_add(data.len());
+        buffer_tail!(self, used, data);
     }
 
     /// Finishes the hash and writes `min(dst.len(), out_len)` bytes of it to `dst`.
