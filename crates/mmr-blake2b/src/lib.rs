@@ -110,18 +110,10 @@ macro_rules! round {
 /// and the merge kernel, where constant message words (zeros) fold away.
 #[inline(always)]
 fn rounds(v: &mut [u64; 16], m: &[u64; 16]) {
-    round!(v, m, 0);
-    round!(v, m, 1);
-    round!(v, m, 2);
-    round!(v, m, 3);
-    round!(v, m, 4);
-    round!(v, m, 5);
-    round!(v, m, 6);
-    round!(v, m, 7);
-    round!(v, m, 8);
-    round!(v, m, 9);
-    round!(v, m, 10);
-    round!(v, m, 11);
+    macro_rules! each_round {
+        ($($r:literal)*) => { $(round!(v, m, $r);)* };
+    }
+    each_round!(0 1 2 3 4 5 6 7 8 9 10 11);
 }
 
 /// Loads the 16 little-endian message words of a block.
