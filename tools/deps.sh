@@ -82,8 +82,11 @@ start_ckb_node_install() {
     mkdir -p "$(dirname "$CKB_INSTALL_LOG")"
     say "installing the CKB node $CKB_NODE_VERSION with cargo install, in the background (the longest build, once; log: ${CKB_INSTALL_LOG#"$ROOT/"})"
     CKB_INSTALL_START=$SECONDS
-    # Lighter than ckb's own release profile (opt-level 3): a dev chain's node needs no peak speed.
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_OPT_LEVEL=1 \
+    # Lighter than ckb's own release profile (opt-level 3): a dev chain's node needs no peak
+    # speed. OpenSSL from Debian (libssl-dev, above) instead of a vendored copy built from
+    # source, and RocksDB's C++ (most of the build, cargo --timings) unoptimised.
+    OPENSSL_NO_VENDOR=1 CXXFLAGS=-O0 \
+        CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_OPT_LEVEL=1 \
         CARGO_PROFILE_RELEASE_DEBUG=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
         setsid cargo install ckb --version "$CKB_NODE_VERSION" --locked >"$CKB_INSTALL_LOG" 2>&1 &
     CKB_INSTALL_PID=$!
