@@ -200,10 +200,7 @@ pub fn no_process_left(dir: &Path, secs: u64) -> bool {
 
 /// Sends `b`: the node's refusal as its error; any other failure (transport, parse) ends the
 /// test, since these tests are about what the node decides.
-pub fn send(
-    chain: &ckb_mmr_sdk::chain::Chain,
-    b: &ckb_mmr_sdk::wallet::Built,
-) -> Result<ckb_types::H256, ckb_mmr_sdk::rpc::NodeError> {
+pub fn send(chain: &Chain, b: &Built) -> Result<H256, NodeError> {
     match chain.rpc.send_transaction(&b.tx) {
         Ok(h) => Ok(h),
         Err(ckb_mmr_sdk::rpc::CallError::Node(e)) => Err(e),
@@ -214,10 +211,10 @@ pub fn send(
 /// A by-reference spend of `cell` proving leaf 0 of `leaves` (the MMR its dep holds) with the
 /// compiled verifier's plain mode, `dep` the accumulator or ring snapshot it reads.
 pub fn reference_spend(
-    cell: &ckb_mmr_sdk::rpc::IndexedCell,
-    verifier: &ckb_mmr_sdk::deploy::Deployment,
+    cell: &IndexedCell,
+    verifier: &Deployment,
     leaves: &[[u8; 32]],
-    dep: ckb_types::packed::CellDep,
+    dep: packed::CellDep,
 ) -> ckb_mmr_sdk::mmr_cell::Spend {
     let w = ckb_mmr_sdk::mmr_cell::prove(leaves, &[0]).unwrap();
     ckb_mmr_sdk::mmr_cell::Spend::new(
