@@ -213,10 +213,7 @@ struct JourneyArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => return usage_error(&e),
-    };
+    let cli: Cli = cli_usage::parse("cycle-lab");
     let result = match cli.command {
         Command::Run {
             seed,
@@ -271,31 +268,6 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("cycle-lab: {e}");
             ExitCode::FAILURE
-        }
-    }
-}
-
-/// --help prints and exits 0; a usage error is one line naming it, exit 2.
-fn usage_error(e: &clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
-            ExitCode::SUCCESS
-        }
-        _ => {
-            let text = e.render().to_string();
-            let line: Vec<&str> = text
-                .lines()
-                .take_while(|l| !l.trim().is_empty())
-                .map(str::trim)
-                .collect();
-            let line = line.join(" ");
-            eprintln!(
-                "cycle-lab: {} (cycle-lab --help)",
-                line.strip_prefix("error: ").unwrap_or(&line)
-            );
-            ExitCode::from(2)
         }
     }
 }

@@ -2,6 +2,7 @@
 //! missing value, bad number, unknown command) is one line on stderr naming it, exit 2, and
 //! nothing is written.
 
+use cli_usage::testing::{assert_usage_error, scratch};
 use std::process::{Command, Output};
 
 fn lab(args: &[&str], dir: &std::path::Path) -> Output {
@@ -10,13 +11,6 @@ fn lab(args: &[&str], dir: &std::path::Path) -> Output {
         .current_dir(dir)
         .output()
         .unwrap()
-}
-
-fn empty_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("cycle-lab-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 const COMMANDS: [&str; 12] = [
@@ -36,7 +30,7 @@ const COMMANDS: [&str; 12] = [
 
 #[test]
 fn every_command_has_its_own_help() {
-    let dir = empty_dir("help");
+    let dir = scratch("cycle-lab", "help");
     for command in &COMMANDS[..11] {
         let out = lab(&[command, "--help"], &dir);
         let text = String::from_utf8_lossy(&out.stdout);
@@ -55,7 +49,7 @@ fn every_command_has_its_own_help() {
 
 #[test]
 fn usage_errors_are_one_line_exit_2_and_write_nothing() {
-    let dir = empty_dir("usage");
+    let dir = scratch("cycle-lab", "usage");
     for (args, named) in [
         (&["run", "--sed", "1"][..], "--sed"),
         (&["run", "--seed"][..], "--seed"),
@@ -68,13 +62,7 @@ fn usage_errors_are_one_line_exit_2_and_write_nothing() {
         (&["build-contract", "accumulator-type"][..], "--dir"),
         (&["frobnicate"][..], "frobnicate"),
     ] {
-        let out = lab(args, &dir);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("cycle-lab: "), "{args:?}: {err}");
-        assert!(err.contains(named), "{args:?} should name {named}: {err}");
-        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_usage_error(&lab(args, &dir), args, "cycle-lab: ", &[named]);
         assert_eq!(
             std::fs::read_dir(&dir).unwrap().count(),
             0,
@@ -85,7 +73,7 @@ fn usage_errors_are_one_line_exit_2_and_write_nothing() {
 
 #[test]
 fn a_failed_measurement_exits_1() {
-    let dir = empty_dir("fail");
+    let dir = scratch("cycle-lab", "fail");
     let out = lab(&["run", "--release-dir", "nowhere"], &dir);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
