@@ -122,12 +122,9 @@ def evaluate(leaf_count, proved, opaque, trailing):
             return proved[first]
         half = 1 << (h - 1)
         lhas, rhas = holds(first, h - 1), holds(first + half, h - 1)
-        if lhas and rhas:
-            a = walk(first, h - 1)
-            return merge(a, walk(first + half, h - 1))
         if lhas:
             a = walk(first, h - 1)
-            return merge(a, opaque(first + half, h - 1))
+            return merge(a, walk(first + half, h - 1) if rhas else opaque(first + half, h - 1))
         b = walk(first + half, h - 1)
         return merge(opaque(first, h - 1), b)
 
@@ -559,12 +556,11 @@ def deep(out):
     assert len(pl) < MAX_WITNESS - 20
     cases.append((pl, root, 0, "stack-50"))
     pl, root = sparse_proof(lc, {lc - 1: v(0)})
-    bad = bytearray(pl)
-    bad[2:2 + len(varint(lc - 1))] = varint(lc)
-    cases.append((bytes(bad), root, 49, "index-leaf_count"))
-    bad = bytearray(pl)
-    bad[2:2 + len(varint(lc - 1))] = varint(lc - 2)
-    cases.append((bytes(bad), root, 46, "index-in-other-peak"))  # it needs 49 items there
+    # index lc - 2 is in the other peak: it needs 49 items there
+    for index, code, label in ((lc, 49, "index-leaf_count"), (lc - 2, 46, "index-in-other-peak")):
+        bad = bytearray(pl)
+        bad[2:2 + len(varint(lc - 1))] = varint(index)
+        cases.append((bytes(bad), root, code, label))
     for pl, root, code, label in cases:
         got = spec_verify(pl, lc, root)
         assert got == code, (label, got)
@@ -620,18 +616,11 @@ def lock_vectors(out):
     for cut in (1, 3, 4, 15, 16, 19, 20, len(w) - 1):
         cases.append((args, w[:cut], 5, "cut-%d" % cut))
     cases.append((args, w + b"\x00", 5, "extra-byte"))
-    bad = bytearray(w)
-    struct.pack_into("<I", bad, 16, len(good) + 1)
-    cases.append((args, bytes(bad), 5, "bytes-len-mismatch"))
-    bad = bytearray(w)
-    struct.pack_into("<I", bad, 4, 12)
-    cases.append((args, bytes(bad), 5, "first-offset-12"))
-    bad = bytearray(w)
-    struct.pack_into("<I", bad, 8, 10)
-    cases.append((args, bytes(bad), 5, "unordered-offsets"))
-    bad = bytearray(w)
-    struct.pack_into("<I", bad, 12, len(w) + 4)
-    cases.append((args, bytes(bad), 5, "offset-past-end"))
+    for at, value, label in ((16, len(good) + 1, "bytes-len-mismatch"), (4, 12, "first-offset-12"),
+                             (8, 10, "unordered-offsets"), (12, len(w) + 4, "offset-past-end")):
+        bad = bytearray(w)
+        struct.pack_into("<I", bad, at, value)
+        cases.append((args, bytes(bad), 5, label))
     # lock None but output_type malformed: encoding error first
     wn = bytearray(witness_args(None, None, b"x"))
     struct.pack_into("<I", wn, 16, 2)

@@ -65,10 +65,12 @@ static int emulated_input_lock_hash(void *ctx, uint64_t index, uint8_t out[32]) 
 /* The vectors' transaction: one cell dep, the verifier's code cell, without a type script. */
 static const emulated_dep_t g_code_dep = {0, {0}, NULL, 0};
 static const emulated_deps_t g_vector_deps = {&g_code_dep, 1, UINT64_MAX};
+static const mmr_dep_env_t g_vector_env = {emulated_dep_type_hash, emulated_dep_data,
+                                           (void *)&g_vector_deps};
 
 /* witness == NULL: no witness 0 in the group. */
-static int run_lock_with_deps(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
-                              uint64_t witness_len, const emulated_deps_t *deps) {
+static int run_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
+                    uint64_t witness_len) {
   /* The contract's args sit in its script buffer, with room for the accumulator's 41 bytes
    * to be loaded over them by reference; copy them into an exact buffer of that room. */
   uint64_t room = args_len < MMR_OWNER_ARGS_LEN ? MMR_OWNER_ARGS_LEN : args_len;
@@ -81,19 +83,15 @@ static int run_lock_with_deps(const uint8_t *args, uint64_t args_len, const uint
     memcpy(writable, args, args_len);
   }
   mmr_lock_args_t a;
-  const mmr_dep_env_t dep_env = {emulated_dep_type_hash, emulated_dep_data, (void *)deps};
-  int rc = mmr_parse_args(writable, args_len, room, &dep_env, &a);
+  int rc = mmr_parse_args(writable, args_len, room, &g_vector_env, &a);
+  if (rc == MMR_OK && witness == NULL) {
+    rc = MMR_ERR_WITNESS_MISSING;
+  } else if (rc == MMR_OK && witness_len > MMR_MAX_WITNESS_SIZE) {
+    rc = MMR_ERR_WITNESS_TOO_LARGE;
+  }
   if (rc != MMR_OK) {
     free(writable);
     return rc;
-  }
-  if (witness == NULL) {
-    free(writable);
-    return MMR_ERR_WITNESS_MISSING;
-  }
-  if (witness_len > MMR_MAX_WITNESS_SIZE) {
-    free(writable);
-    return MMR_ERR_WITNESS_TOO_LARGE;
   }
   /* The contract holds the witness in a 64 KiB static buffer; copy it into an exact one. */
   uint8_t *w = malloc(witness_len ? witness_len : 1);
@@ -106,11 +104,6 @@ static int run_lock_with_deps(const uint8_t *args, uint64_t args_len, const uint
   free(w);
   free(writable);
   return rc;
-}
-
-static int run_lock(const uint8_t *args, uint64_t args_len, const uint8_t *witness,
-                    uint64_t witness_len) {
-  return run_lock_with_deps(args, args_len, witness, witness_len, &g_vector_deps);
 }
 
 /* ---- parsing ----------------------------------------------------------------------- */
@@ -524,9 +517,7 @@ static void self_test(void) {
   /* args */
   uint8_t args[42] = {0};
   mmr_lock_args_t a;
-  const mmr_dep_env_t no_deps = {emulated_dep_type_hash, emulated_dep_data,
-                                 (void *)&g_vector_deps};
-#define PARSE(len) mmr_parse_args(args, (len), sizeof args, &no_deps, &a)
+#define PARSE(len) mmr_parse_args(args, (len), sizeof args, &g_vector_env, &a)
   CHECK(PARSE(39) == MMR_ERR_ARGS_LENGTH);
   CHECK(PARSE(42) == MMR_ERR_ARGS_LENGTH);
   CHECK(PARSE(41) == MMR_ERR_ARGS_ENCODING); /* flags 0x00 */
