@@ -29,12 +29,11 @@ import {
   type ScriptLike,
   type Signer,
 } from "@ckb-ccc/core";
-import { mergeInto } from "./blake2b.js";
-import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, sender, spendTx, verifierScript, type Verifier } from "./chain.js";
+import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, refuseDataHashType, sender, spendTx, verifierScript, type Verifier } from "./chain.js";
 import { MmrLockError } from "./errors.js";
 import { FLAG_OWNER, type Mode } from "./lock.js";
-import { Mmr, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
-import { bit, leafCountOf, mmrSizeOf, nodePosition, peaksOf, writeU32, writeU64 } from "./positions.js";
+import { Mmr, bag, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
+import { bit, concatBytes, leafCountOf, mmrSizeOf, nodePosition, peaksOf, readU64, writeU32, writeU64 } from "./positions.js";
 
 /** The transition tags, the first byte of the type script's payload. */
 export const AccTag = { CREATE: 0x01, IMPORT: 0x02, APPEND: 0x03, EXTEND: 0x04, KEEP: 0x05 } as const;
@@ -77,16 +76,8 @@ export function parseAccumulatorData(data: BytesLike): Commitment & { leafCount:
       `accumulator data is 40 bytes (root || mmr_size u64 LE), got ${bytes.length}`,
     );
   }
-  let mmrSize = 0;
-  for (let i = 7; i >= 0; i--) mmrSize = mmrSize * 256 + bytes[32 + i];
+  const mmrSize = readU64(bytes, 32);
   return { root: bytes.slice(0, 32), mmrSize, leafCount: leafCountOf(mmrSize) };
-}
-
-// Bags hashes given left to right, from the right: acc = merge(acc, peak).
-function bag(hashes: Uint8Array[]): Uint8Array {
-  const acc = hashes[hashes.length - 1].slice();
-  for (let k = hashes.length - 2; k >= 0; k--) mergeInto(acc, 0, hashes[k], 0, acc, 0);
-  return acc;
 }
 
 // Checks 1 <= leafCount <= mmr.leafCount: the MMR has that prefix.
@@ -111,7 +102,7 @@ export function peaksAt(mmr: Mmr, leafCount = mmr.leafCount): Uint8Array[] {
 /** The commitment of the first `leafCount` leaves of `mmr` (an earlier MMR is a prefix: its
  * nodes are the first nodes of `mmr`, nothing is rebuilt). */
 export function commitmentAt(mmr: Mmr, leafCount = mmr.leafCount): Commitment {
-  return { root: bag(peaksAt(mmr, leafCount)), mmrSize: mmrSizeOf(leafCount) };
+  return { root: bag(peaksAt(mmr, leafCount))!, mmrSize: mmrSizeOf(leafCount) };
 }
 
 /** A type id: blake2b-256 "ckb-default-hash" of the first input's molecule `CellInput` (44
@@ -125,20 +116,9 @@ function growthPayload(tag: number, peaks: Uint8Array[], leaves: Uint8Array[]): 
   if (leaves.length > 0xffffffff) {
     throw new MmrLockError("TOO_MANY_LEAVES", `${leaves.length} leaves: the count is a u32`);
   }
-  const out = new Uint8Array(1 + 32 * peaks.length + 4 + 32 * leaves.length);
-  out[0] = tag;
-  let at = 1;
-  for (const p of peaks) {
-    out.set(p, at);
-    at += 32;
-  }
-  writeU32(out, at, leaves.length);
-  at += 4;
-  for (const l of leaves) {
-    out.set(l, at);
-    at += 32;
-  }
-  return out;
+  const count = new Uint8Array(4);
+  writeU32(count, 0, leaves.length);
+  return concatBytes([Uint8Array.of(tag), ...peaks, count, ...leaves]);
 }
 
 /** The `CREATE` payload: 0x01 || u32 LE k || the k >= 1 leaves (the type script computes the
@@ -219,17 +199,13 @@ export function ancestryProof(mmr: Mmr, oldLeaves: number, newLeaves = mmr.leafC
   const node = (x: { first: number; height: number }) => mmr.node(nodePosition(x.first, x.height));
   const items = ancestryItems(oldLeaves, newLeaves);
   const out = new Uint8Array(32 * items.length);
-  items.forEach((item, k) => out.set("bag" in item ? bag(item.bag.map(node)) : node(item), 32 * k));
+  items.forEach((item, k) => out.set("bag" in item ? bag(item.bag.map(node))! : node(item), 32 * k));
   return out;
 }
 
 /** The `EXTEND` payload: 0x04 || [`ancestryProof`]. The new leaves stay off chain. */
 export function extendPayload(mmr: Mmr, oldLeaves: number, newLeaves = mmr.leafCount): Uint8Array {
-  const proof = ancestryProof(mmr, oldLeaves, newLeaves);
-  const out = new Uint8Array(1 + proof.length);
-  out[0] = AccTag.EXTEND;
-  out.set(proof, 1);
-  return out;
+  return concatBytes([Uint8Array.of(AccTag.EXTEND), ancestryProof(mmr, oldLeaves, newLeaves)]);
 }
 
 /** The `KEEP` payload (0x05, no body): the data stays, the lock or capacity changes. */
@@ -297,12 +273,7 @@ export interface Accumulator {
 
 /** The accumulator's type script: the code's hash and hash type, args = the 32-byte type id. */
 export function accumulatorTypeScript(code: AccumulatorCode, typeId: BytesLike): Script {
-  if ((code.hashType as string) === "data") {
-    throw new MmrLockError(
-      "BAD_ARGS",
-      'hash_type "data" runs VM version 0, which lacks the B extension accumulator-type uses: use "data2" or "type"',
-    );
-  }
+  refuseDataHashType(code.hashType, "accumulator-type uses");
   return Script.from({ codeHash: code.codeHash, hashType: code.hashType, args: bytes32(typeId, "type id") });
 }
 
@@ -385,6 +356,17 @@ export function checkWitnessSize(args: WitnessArgs): void {
   }
 }
 
+// NOT_HOLDER unless `cell` is under the signer's lock; `what` names the cell (ring.ts too).
+export async function checkHolder(signer: Signer, cell: Cell, what: string): Promise<void> {
+  const signerLock = (await signer.getRecommendedAddressObj()).script;
+  if (!cell.cellOutput.lock.eq(signerLock)) {
+    throw new MmrLockError(
+      "NOT_HOLDER",
+      `${what} is locked by ${cell.cellOutput.lock.hash()}, not by the signer's lock ${signerLock.hash()}: only its holder can update it`,
+    );
+  }
+}
+
 export interface CreateOptions {
   /** The initial leaves: an MMR (all its leaves, or its first `leafCount`) or a list. */
   leaves: Mmr | readonly BytesLike[];
@@ -430,14 +412,26 @@ export async function createAccumulatorTx(
 }
 
 /** Creates an accumulator (see [`createAccumulatorTx`]) and sends it. */
-export async function createAccumulator(
-  signer: Signer,
+export const createAccumulator = sender(createAccumulatorTx, (txHash, { typeId }) => ({
+  txHash,
+  typeId,
+  outPoint: { txHash, index: 0 },
+}));
+
+// An update's transaction before the fee: `cells` in, `outputs` out, the code's dep, `witness`
+// at index 0 (ring.ts too).
+export function unfundedUpdate(
   code: AccumulatorCode,
-  options: CreateOptions,
-): Promise<{ txHash: Hex; typeId: Hex; outPoint: { txHash: Hex; index: number } }> {
-  const { tx, typeId } = await createAccumulatorTx(signer, code, options);
-  const txHash = await signer.sendTransaction(tx);
-  return { txHash, typeId, outPoint: { txHash, index: 0 } };
+  cells: readonly Cell[],
+  outputs: CellOutput[],
+  outputsData: BytesLike[],
+  witness: WitnessArgs,
+): Transaction {
+  const inputs = cells.map((c) => ({ previousOutput: c.outPoint }));
+  const tx = Transaction.from({ inputs, outputs, outputsData });
+  tx.addCellDeps(accumulatorCodeDep(code));
+  tx.setWitnessArgsAt(0, witness);
+  return tx;
 }
 
 export interface UpdateOptions {
@@ -467,13 +461,7 @@ async function updateTx(
   transition: (acc: Accumulator) => { data: Uint8Array; lock?: ScriptLike; payload: Uint8Array },
 ): Promise<{ tx: Transaction; accumulator: Accumulator }> {
   const acc = await findAccumulator(signer.client, code, options.typeId);
-  const signerLock = (await signer.getRecommendedAddressObj()).script;
-  if (!acc.cell.cellOutput.lock.eq(signerLock)) {
-    throw new MmrLockError(
-      "NOT_HOLDER",
-      `the accumulator ${acc.typeId} is locked by ${acc.cell.cellOutput.lock.hash()}, not by the signer's lock ${signerLock.hash()}: only its holder can update it`,
-    );
-  }
+  await checkHolder(signer, acc.cell, `the accumulator ${acc.typeId}`);
   const next = transition(acc);
   const payloadBytes = options.payloadOverride !== undefined ? bytesFrom(options.payloadOverride) : next.payload;
   const witness = accumulatorWitnessArgs(payloadBytes, false);
@@ -485,13 +473,7 @@ async function updateTx(
       `the accumulator's capacity ${output.capacity} is below its occupied capacity ${occupied(output, next.data.length)} shannons under the new lock`,
     );
   }
-  const tx = Transaction.from({
-    inputs: [{ previousOutput: acc.cell.outPoint }],
-    outputs: [output],
-    outputsData: [next.data],
-  });
-  tx.addCellDeps(accumulatorCodeDep(code));
-  tx.setWitnessArgsAt(0, witness);
+  const tx = unfundedUpdate(code, [acc.cell], [output], [next.data], witness);
   await tx.completeFeeBy(signer, options.feeRate ?? DEFAULT_FEE_RATE);
   return { tx, accumulator: acc };
 }

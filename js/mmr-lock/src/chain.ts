@@ -38,14 +38,20 @@ export function mmrLockScript(verifier: Verifier, args: BytesLike): Script {
   return verifierScript(verifier, bytes);
 }
 
-/** A lock of `verifier` with args already checked; refuses `hash_type` "data". */
-export function verifierScript(verifier: Verifier, args: Uint8Array): Script {
-  if ((verifier.hashType as string) === "data") {
+/** BAD_ARGS for `hash_type` "data": VM version 0 lacks the B extension `user` (a sentence's
+ * end: "the verifiers use") needs. */
+export function refuseDataHashType(hashType: string, user: string): void {
+  if (hashType === "data") {
     throw new MmrLockError(
       "BAD_ARGS",
-      'hash_type "data" runs VM version 0, which lacks the B extension the verifiers use: use "data2" or "type"',
+      `hash_type "data" runs VM version 0, which lacks the B extension ${user}: use "data2" or "type"`,
     );
   }
+}
+
+/** A lock of `verifier` with args already checked; refuses `hash_type` "data". */
+export function verifierScript(verifier: Verifier, args: Uint8Array): Script {
+  refuseDataHashType(verifier.hashType, "the verifiers use");
   return Script.from({ codeHash: verifier.codeHash, hashType: verifier.hashType, args });
 }
 

@@ -7,7 +7,7 @@
 
 import { MmrLockError } from "./errors.js";
 import { bytes32, checkIndexes, type MmrProof } from "./mmr.js";
-import { bit, leafCountOf, leavesByPeak, nodePosition, proofSiblings } from "./positions.js";
+import { bit, concatBytes, leafCountOf, leavesByPeak, nodePosition, proofSiblings } from "./positions.js";
 
 /** The compact format's version byte, the payload's first. */
 export const COMPACT_VERSION = 0x02;
@@ -168,14 +168,7 @@ export function encodeCompact(leaves: readonly CompactLeaf[], items: readonly Ui
     pushVarint(header, index - next);
     next = index + 1;
   }
-  const out = new Uint8Array(header.length + 32 * (values.length + hashes.length));
-  out.set(header, 0);
-  let at = header.length;
-  for (const hash of [...values, ...hashes]) {
-    out.set(hash, at);
-    at += 32;
-  }
-  return out;
+  return concatBytes([Uint8Array.from(header), ...values, ...hashes]);
 }
 
 /**

@@ -6,7 +6,7 @@ import { baselinePayload } from "./baseline.js";
 import { compiledPayload } from "./compiled.js";
 import { MmrLockError } from "./errors.js";
 import { bytes32, type MmrProof } from "./mmr.js";
-import { leafCountOf, writeU64 } from "./positions.js";
+import { leafCountOf, readU64, writeU64 } from "./positions.js";
 
 /** Plain: 40-byte args, anyone with a valid proof may spend. Owner: 41-byte args ending in
  * 0x01, a proved leaf must also be the lock hash of another input (docs/deploy.md). */
@@ -37,8 +37,7 @@ export function parseLockArgs(args: BytesLike): { root: Uint8Array; mmrSize: num
       `MMR lock args are 40 bytes (plain) or 41 bytes ending in 0x01 (owner), got ${bytes.length} bytes`,
     );
   }
-  let mmrSize = 0;
-  for (let i = 7; i >= 0; i--) mmrSize = mmrSize * 256 + bytes[32 + i];
+  const mmrSize = readU64(bytes, 32);
   leafCountOf(mmrSize);
   return { root: bytes.slice(0, 32), mmrSize, mode: bytes.length === 41 ? "owner" : "plain" };
 }

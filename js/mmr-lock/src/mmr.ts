@@ -5,7 +5,7 @@
 import { bytesFrom, type BytesLike } from "@ckb-ccc/core";
 import { LITTLE_ENDIAN, mergeInto, mergeWords } from "./blake2b.js";
 import { MmrLockError } from "./errors.js";
-import { leafIndexToPosition, leavesByPeak, mmrSizeOf, peaksOf, proofSiblings } from "./positions.js";
+import { leafIndexToPosition, mmrSizeOf, peaksOf, proofItemPositions } from "./positions.js";
 
 /** A proved leaf: its 0-based leaf index, its MMR position and its 32-byte value. */
 export interface ProvedLeaf {
@@ -63,6 +63,15 @@ export function checkIndexes(indexes: readonly number[], leafCount: number): voi
       );
     }
   }
+}
+
+/** Bags `peaks` (left to right) right to left, `merge(right, left)`: the MMR's root; undefined
+ * for none. */
+export function bag(peaks: readonly Uint8Array[]): Uint8Array | undefined {
+  if (peaks.length === 0) return undefined;
+  const acc = peaks[peaks.length - 1].slice();
+  for (let k = peaks.length - 2; k >= 0; k--) mergeInto(acc, 0, peaks[k], 0, acc, 0);
+  return acc;
 }
 
 export class Mmr {
@@ -154,14 +163,7 @@ export class Mmr {
     if (this.leaves === 0) {
       throw new MmrLockError("EMPTY", "an empty MMR has no root: append a leaf first");
     }
-    return this.bag(peaksOf(this.leaves).map((p) => this.node(p.position)));
-  }
-
-  // Bags `hashes` (left to right) right to left into one hash.
-  private bag(hashes: Uint8Array[]): Uint8Array {
-    const acc = hashes[hashes.length - 1].slice();
-    for (let k = hashes.length - 2; k >= 0; k--) mergeInto(acc, 0, hashes[k], 0, acc, 0);
-    return acc;
+    return bag(peaksOf(this.leaves).map((p) => this.node(p.position)))!;
   }
 
   /**
@@ -172,20 +174,9 @@ export class Mmr {
    */
   proof(indexes: readonly number[]): MmrProof {
     checkIndexes(indexes, this.leaves);
-    const items: Uint8Array[] = [];
-    let trailingLeafless = 0;
-    for (const { peak, leaves } of leavesByPeak(indexes, this.leaves)) {
-      if (leaves.length === 0) {
-        items.push(this.node(peak.position));
-        trailingLeafless++;
-        continue;
-      }
-      trailingLeafless = 0;
-      for (const position of proofSiblings(leaves, peak.height)) items.push(this.node(position));
-    }
-    if (trailingLeafless > 1) {
-      items.push(this.bag(items.splice(items.length - trailingLeafless)));
-    }
+    const { positions, bagged } = proofItemPositions(indexes, this.leaves);
+    const items = positions.map((p) => this.node(p));
+    if (bagged > 0) items.push(bag(items.splice(items.length - bagged))!);
     return {
       mmrSize: this.size,
       leaves: indexes.map((index) => {

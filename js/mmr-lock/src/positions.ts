@@ -119,6 +119,29 @@ export function leavesByPeak(indexes: readonly number[], leafCount: number): { p
 }
 
 /**
+ * The positions of `MMR::gen_proof`'s items for the leaves at `indexes` (sorted) of an MMR of
+ * `leafCount` leaves, and `bagged`: how many at the end are leafless peaks that the proof
+ * replaces by their bagging (two or more; else 0).
+ */
+export function proofItemPositions(
+  indexes: readonly number[],
+  leafCount: number,
+): { positions: number[]; bagged: number } {
+  const positions: number[] = [];
+  let trailingLeafless = 0;
+  for (const { peak, leaves } of leavesByPeak(indexes, leafCount)) {
+    if (leaves.length === 0) {
+      positions.push(peak.position);
+      trailingLeafless++;
+    } else {
+      trailingLeafless = 0;
+      positions.push(...proofSiblings(leaves, peak.height));
+    }
+  }
+  return { positions, bagged: trailingLeafless > 1 ? trailingLeafless : 0 };
+}
+
+/**
  * The positions of the nodes whose hashes upstream's proof takes as items for `leaves`
  * (sorted leaf indexes under one peak of `height`), in `gen_proof`'s order: its
  * breadth-first walk from the leaves up, where a node whose sibling is the next one in the
@@ -151,10 +174,28 @@ export function writeU64(out: Uint8Array, offset: number, value: number): void {
   }
 }
 
+/** The u64 little endian at `bytes[at..at + 8]` (inexact above 2^53, where no MMR size is). */
+export function readU64(bytes: Uint8Array, at: number): number {
+  let v = 0;
+  for (let i = 7; i >= 0; i--) v = v * 256 + bytes[at + i];
+  return v;
+}
+
 /** u32 little endian. */
 export function writeU32(out: Uint8Array, offset: number, value: number): void {
   out[offset] = value & 0xff;
   out[offset + 1] = (value >>> 8) & 0xff;
   out[offset + 2] = (value >>> 16) & 0xff;
   out[offset + 3] = (value >>> 24) & 0xff;
+}
+
+/** `parts` one after another in one new array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }

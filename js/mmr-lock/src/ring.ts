@@ -31,6 +31,7 @@ import {
   accumulatorWitnessArgs,
   appendPayload,
   checkExtends,
+  checkHolder,
   checkWitnessSize,
   commitmentAt,
   createPayload,
@@ -40,13 +41,14 @@ import {
   parseAccumulatorData,
   proofAgainst,
   typeIdOf,
+  unfundedUpdate,
   type AccumulatorCode,
   type Commitment,
 } from "./accumulator.js";
-import { DEFAULT_FEE_RATE, scriptFailure, sender, spendTx, type Verifier } from "./chain.js";
+import { DEFAULT_FEE_RATE, refuseDataHashType, scriptFailure, sender, spendTx, type Verifier } from "./chain.js";
 import { MmrLockError } from "./errors.js";
 import { Mmr, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
-import { leafCountOf, writeU64 } from "./positions.js";
+import { leafCountOf, readU64, writeU64 } from "./positions.js";
 import type { MmrStore } from "./store.js";
 
 /** The smallest and largest K a ring's args may hold (the type script exits -100 otherwise). */
@@ -123,12 +125,6 @@ export function ringHeadData(state: Commitment, older: readonly number[]): Uint8
   return out;
 }
 
-function readU64(bytes: Uint8Array, at: number): number {
-  let v = 0;
-  for (let i = 7; i >= 0; i--) v = v * 256 + bytes[at + i];
-  return v;
-}
-
 /** Reads a head's data back. Throws BAD_ACCUMULATOR_DATA unless it is K's head length, or
  * MMR_SIZE_INVALID for a size that is not an MMR's. */
 export function parseRingHead(data: BytesLike, k: number): RingHeadState & { leafCount: number } {
@@ -196,12 +192,7 @@ export interface RingId {
 
 /** The ring's type script: the accumulator type script's code with args = type id || K. */
 export function ringTypeScript(code: AccumulatorCode, typeId: BytesLike, k: number): Script {
-  if ((code.hashType as string) === "data") {
-    throw new MmrLockError(
-      "BAD_ARGS",
-      'hash_type "data" runs VM version 0, which lacks the B extension accumulator-type uses: use "data2" or "type"',
-    );
-  }
+  refuseDataHashType(code.hashType, "accumulator-type uses");
   return Script.from({ codeHash: code.codeHash, hashType: code.hashType, args: ringArgs(typeId, k) });
 }
 
@@ -318,16 +309,11 @@ function sameOutput(cell: Cell, lock?: ScriptLike): CellOutput {
  * input's capacity and lock; witness 0's `input_type` the payload (the head input's index).
  */
 export function unfundedRingStep(ring: Ring, code: AccumulatorCode, next: Commitment, payloadBytes: BytesLike): Transaction {
-  const oldest = oldestSnapshot(ring);
+  const cells = [ring.head.cell, oldestSnapshot(ring).cell];
   const data = ringStepData(ring.head, next);
-  const tx = Transaction.from({
-    inputs: [{ previousOutput: ring.head.cell.outPoint }, { previousOutput: oldest.cell.outPoint }],
-    outputs: [sameOutput(ring.head.cell), sameOutput(oldest.cell)],
-    outputsData: [data.head, data.snapshot],
-  });
-  tx.addCellDeps(accumulatorCodeDep(code));
-  tx.setWitnessArgsAt(0, accumulatorWitnessArgs(payloadBytes, false));
-  return tx;
+  const outputs = cells.map((c) => sameOutput(c));
+  const witness = accumulatorWitnessArgs(payloadBytes, false);
+  return unfundedUpdate(code, cells, outputs, [data.head, data.snapshot], witness);
 }
 
 /**
@@ -343,14 +329,8 @@ export function unfundedRingKeep(ring: Ring, code: AccumulatorCode, to?: ScriptL
       throw new MmrLockError("BAD_ARGS", `ring cell ${n}'s capacity ${o.capacity} is below its occupied capacity ${need} shannons under the new lock`);
     }
   });
-  const tx = Transaction.from({
-    inputs: cells.map((c) => ({ previousOutput: c.outPoint })),
-    outputs,
-    outputsData: cells.map((c) => c.outputData),
-  });
-  tx.addCellDeps(accumulatorCodeDep(code));
-  tx.setWitnessArgsAt(0, accumulatorWitnessArgs(payloadBytes, false));
-  return tx;
+  const witness = accumulatorWitnessArgs(payloadBytes, false);
+  return unfundedUpdate(code, cells, outputs, cells.map((c) => c.outputData), witness);
 }
 
 /** The ring after `tx` (an unfunded step or keep, completed) is committed: its outputs
@@ -449,13 +429,7 @@ async function ringUpdateTx(
   build: (ring: Ring, payloadOverride?: Uint8Array) => Transaction,
 ): Promise<{ tx: Transaction; ring: Ring; after: Ring }> {
   const ring = options.ring ?? (await read());
-  const signerLock = (await signer.getRecommendedAddressObj()).script;
-  if (!ring.head.cell.cellOutput.lock.eq(signerLock)) {
-    throw new MmrLockError(
-      "NOT_HOLDER",
-      `the ring ${ring.typeId} is locked by ${ring.head.cell.cellOutput.lock.hash()}, not by the signer's lock ${signerLock.hash()}: only its holder can update it`,
-    );
-  }
+  await checkHolder(signer, ring.head.cell, `the ring ${ring.typeId}`);
   const tx = build(ring, options.payloadOverride === undefined ? undefined : bytesFrom(options.payloadOverride));
   checkWitnessSize(tx.getWitnessArgsAt(0)!);
   await tx.completeFeeBy(signer, options.feeRate ?? DEFAULT_FEE_RATE);

@@ -106,6 +106,15 @@ function ioError(what: string, e: unknown): MmrLockError {
   return new MmrLockError("STORE_IO", `${what}: ${(e as Error).message}`);
 }
 
+// Runs `f`; its failures become STORE_IO naming `what`.
+function io<T>(what: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw ioError(what, e);
+  }
+}
+
 function errno(e: unknown): string | undefined {
   return (e as { code?: string }).code;
 }
@@ -155,11 +164,7 @@ export async function fileStorage(dir: string, options: { writer?: boolean; crea
 
   let releaseLock: (() => void) | undefined;
   if (options.create === true) {
-    try {
-      fs.mkdirSync(dir, { recursive: true });
-    } catch (e) {
-      throw ioError(`creating ${dir}`, e);
-    }
+    io(`creating ${dir}`, () => fs.mkdirSync(dir, { recursive: true }));
     releaseLock = takeWriterLock(fs, os.hostname(), dir, file(STORE_FILES.pidLock), file(STORE_FILES.lock));
     if (isStore()) {
       releaseLock();
@@ -202,12 +207,8 @@ export async function fileStorage(dir: string, options: { writer?: boolean; crea
     const out = new Uint8Array(length);
     let done = 0;
     while (done < length) {
-      let n: number;
-      try {
-        n = fs.readSync(fd, out, done, length - done, offset + done);
-      } catch (e) {
-        throw ioError(`reading ${what}`, e);
-      }
+      const read = () => fs.readSync(fd, out, done, length - done, offset + done);
+      const n = io(`reading ${what}`, read);
       if (n === 0) break;
       done += n;
     }
@@ -231,7 +232,7 @@ export async function fileStorage(dir: string, options: { writer?: boolean; crea
     },
     async writeMeta(meta) {
       const tmp = file(`${STORE_FILES.meta}.tmp`);
-      try {
+      io(`writing ${metaPath}`, () => {
         const fd = fs.openSync(tmp, "w");
         fs.writeSync(fd, meta);
         fs.fsyncSync(fd);
@@ -240,16 +241,12 @@ export async function fileStorage(dir: string, options: { writer?: boolean; crea
         const dirFd = fs.openSync(dir, "r");
         fs.fsyncSync(dirFd);
         fs.closeSync(dirFd);
-      } catch (e) {
-        throw ioError(`writing ${metaPath}`, e);
-      }
+      });
     },
     async lengths() {
-      try {
+      return io(`reading the lengths of ${dir}'s files`, () => {
         return { nodes: fs.fstatSync(nodes).size, commits: fs.fstatSync(commits).size };
-      } catch (e) {
-        throw ioError(`reading the lengths of ${dir}'s files`, e);
-      }
+      });
     },
     async readNodes(offset, length) {
       return readExactly(nodes, offset, length, "the node file");
@@ -275,15 +272,13 @@ export async function fileStorage(dir: string, options: { writer?: boolean; crea
       return readExactly(commits, offset, length, "the commit log");
     },
     async writeCommit(offset, record) {
-      try {
+      io("writing the commit log", () => {
         fs.writeSync(commits, record, 0, record.length, offset);
         fs.fdatasyncSync(commits);
-      } catch (e) {
-        throw ioError("writing the commit log", e);
-      }
+      });
     },
     async truncate(nodesLength, commitsLength) {
-      try {
+      io(`cutting ${dir}'s files back`, () => {
         if (fs.fstatSync(commits).size !== commitsLength) {
           fs.ftruncateSync(commits, commitsLength);
           fs.fsyncSync(commits);
@@ -292,9 +287,7 @@ export async function fileStorage(dir: string, options: { writer?: boolean; crea
           fs.ftruncateSync(nodes, nodesLength);
           fs.fsyncSync(nodes);
         }
-      } catch (e) {
-        throw ioError(`cutting ${dir}'s files back`, e);
-      }
+      });
     },
     async close() {
       await nodesHandle.close().catch(() => undefined);

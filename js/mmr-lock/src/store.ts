@@ -14,8 +14,8 @@
 import { bytesFrom, hashCkb, hexFrom, type BytesLike } from "@ckb-ccc/core";
 import { mergeArena, mergeInto, type MergeArena } from "./blake2b.js";
 import { MmrLockError, type MmrLockErrorCode } from "./errors.js";
-import { bytes32, checkIndexes, type MmrProof } from "./mmr.js";
-import { bit, leafCountOf, leafIndexToPosition, leavesByPeak, mmrSizeOf, MAX_MMR_SIZE, peaksOf, proofSiblings, writeU32, writeU64 } from "./positions.js";
+import { bag, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
+import { bit, leafCountOf, leafIndexToPosition, leavesByPeak, mmrSizeOf, MAX_MMR_SIZE, peaksOf, proofItemPositions, readU64, writeU32, writeU64 } from "./positions.js";
 
 /** First 8 bytes of `meta`. */
 export const STORE_MAGIC = "CKBMMRST";
@@ -119,14 +119,6 @@ function equal(a: Uint8Array, aOffset: number, b: Uint8Array, bOffset: number, l
   return true;
 }
 
-function readU64(bytes: Uint8Array, offset: number): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 8);
-  const lo = view.getUint32(0, true);
-  const hi = view.getUint32(4, true);
-  // Above 2^53 the value is no MMR size anyway; keep it large and let validation refuse it.
-  return hi >= 0x200000 ? Number.MAX_SAFE_INTEGER : hi * 0x100000000 + lo;
-}
-
 function encodeMeta(accumulator: Uint8Array | undefined): Uint8Array {
   const out = new Uint8Array(META_BYTES);
   out.set(new TextEncoder().encode(STORE_MAGIC), 0);
@@ -182,14 +174,6 @@ function leavesOrUndefined(mmrSize: number): number | undefined {
 
 function leavesOrZero(mmrSize: number): number {
   return mmrSize === 0 ? 0 : leafCountOf(mmrSize);
-}
-
-/** Bags `peaks` (left to right) right to left: the MMR's root; undefined for none. */
-function bag(peaks: readonly Uint8Array[]): Uint8Array | undefined {
-  if (peaks.length === 0) return undefined;
-  const acc = peaks[peaks.length - 1].slice();
-  for (let k = peaks.length - 2; k >= 0; k--) mergeInto(acc, 0, peaks[k], 0, acc, 0);
-  return acc;
 }
 
 /** The root a proof gives (upstream `MerkleProof::calculate_root` for proofs in gen_proof's
@@ -296,17 +280,12 @@ export class MmrStore {
     const { nodes: nodesLength, commits: logLength } = await this.storage.lengths();
     let records = Math.floor(logLength / RECORD_BYTES);
     // Records are made durable one at a time, so a crash can tear only the last one.
-    let last: { mmrSize: number; root: Uint8Array } | undefined;
-    if (records > 0) {
-      last = await this.record(records - 1);
-      if (last === undefined) {
-        records--;
-        if (records > 0) {
-          last = await this.record(records - 1);
-          if (last === undefined) {
-            fail("STORE_CORRUPT", `the store is corrupt: commit records ${records - 1} and ${records} both fail their checksum`);
-          }
-        }
+    let last = records > 0 ? await this.record(records - 1) : undefined;
+    if (records > 0 && last === undefined) {
+      records--;
+      last = records > 0 ? await this.record(records - 1) : undefined;
+      if (records > 0 && last === undefined) {
+        fail("STORE_CORRUPT", `the store is corrupt: commit records ${records - 1} and ${records} both fail their checksum`);
       }
     }
     const size = last?.mmrSize ?? 0;
@@ -511,21 +490,11 @@ export class MmrStore {
   async proof(indexes: readonly number[], mmrSize: number = this.size): Promise<StoreProof> {
     const leafCount = this.checkSize(mmrSize);
     checkIndexes(indexes, leafCount);
-    const itemPositions: number[] = [];
-    let trailingLeafless = 0;
-    for (const { peak, leaves } of leavesByPeak(indexes, leafCount)) {
-      if (leaves.length === 0) {
-        itemPositions.push(peak.position);
-        trailingLeafless++;
-        continue;
-      }
-      trailingLeafless = 0;
-      for (const position of proofSiblings(leaves, peak.height)) itemPositions.push(position);
-    }
+    const { positions, bagged } = proofItemPositions(indexes, leafCount);
     const leafPositions = indexes.map(leafIndexToPosition);
-    const nodes = await this.readMany([...itemPositions, ...leafPositions]);
-    const items = itemPositions.map((p) => nodes.get(p)!);
-    if (trailingLeafless > 1) items.push(bag(items.splice(items.length - trailingLeafless))!);
+    const nodes = await this.readMany([...positions, ...leafPositions]);
+    const items = positions.map((p) => nodes.get(p)!);
+    if (bagged > 0) items.push(bag(items.splice(items.length - bagged))!);
     const leaves = indexes.map((index, k) => ({ index, position: leafPositions[k], value: nodes.get(leafPositions[k])! }));
     const proof: StoreProof = { mmrSize, leafCount, root: await this.rootAt(mmrSize), leaves, items };
     const computed = proofRoot(proof, leafCount);
