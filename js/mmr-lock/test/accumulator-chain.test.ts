@@ -7,8 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { WitnessArgs, hexFrom, type Hex, type Script } from "@ckb-ccc/core";
 import {
@@ -37,7 +36,7 @@ import {
 import { commit, devChainClient } from "../src/devchain.js";
 import { accumulator as accumulatorExample } from "../examples/accumulator.js";
 import { SKIP_CHAIN as skip, deploy, deployAccumulatorCode, devSigners, startDevChain, taggedLeaves as leaves, type DevChain } from "./devnet.js";
-import { sendsDuring } from "./helpers.js";
+import { inTempDir, sendsDuring } from "./helpers.js";
 import { REPO, cargoBinary } from "./repo.js";
 
 /** `ckb-devnet ARGS --json`'s last line, parsed. */
@@ -84,9 +83,7 @@ describe("the accumulator from TypeScript on a local CKB dev chain", { skip, tim
     baseline = deploy(chain, "baseline-verifier", "baseline");
   });
 
-  after(async () => {
-    await chain?.stop();
-  });
+  after(() => chain?.stop());
 
   test("examples/accumulator.ts: create, lock by reference, append, spend by a leaf appended after locking", async () => {
     const ls = leaves("example", 9);
@@ -178,17 +175,14 @@ describe("the accumulator from TypeScript on a local CKB dev chain", { skip, tim
     });
 
     test("ckb-devnet acc append grows the kit's accumulator; the kit follows", async () => {
-      const dir = mkdtempSync(path.join(tmpdir(), "mmr-lock-acc-"));
-      try {
+      await inTempDir("acc", async (dir) => {
         for (const l of leaves("rust", 3)) mmr.append(l);
         const file = path.join(dir, "leaves.txt");
         writeFileSync(file, Array.from({ length: mmr.leafCount }, (_, i) => hexFrom(mmr.leaf(i)).slice(2)).join("\n") + "\n");
         const out = devnet(["acc", "append", "--type-id", typeId, "--leaves", file, "--rpc", chain.rpcUrl, "--key", chain.devKeyFile]);
         assert.equal(out.leaves_added, 3);
         await sameAsLocal("appended by ckb-devnet");
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
 
     test("extend to 300 leaves by an ancestry proof: the new leaves stay off chain, but for the leaf the climb starts beside", async () => {

@@ -33,7 +33,7 @@ import {
 } from "../src/index.js";
 import { refused } from "./helpers.js";
 import { NOWHERE, offline } from "./offline.js";
-import { REPO, txGenerator, vectorLeaves } from "./repo.js";
+import { REPO, jsonLines, vectorLeaves } from "./repo.js";
 
 interface TypeIdVector {
   kind: "type_id";
@@ -76,14 +76,8 @@ interface PairVector {
 
 type AccVector = TypeIdVector | CreateVector | PairVector;
 
-function accVectors(args: string[]): AccVector[] {
-  return txGenerator(["acc-vectors", ...args])
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as AccVector);
-}
-
-const all = accVectors(["--seed", "20261124", "--pairs", "1000", "--small", "40"]);
+const ACC_ARGS = ["--seed", "20261124", "--pairs", "1000", "--small", "40"];
+const all = jsonLines<AccVector>(["acc-vectors", ...ACC_ARGS]);
 const ofKind = <K extends AccVector["kind"]>(kind: K) => all.filter((v): v is Extract<AccVector, { kind: K }> => v.kind === kind);
 
 const isPow2 = (x: number) => x > 0 && (x & (x - 1)) === 0;

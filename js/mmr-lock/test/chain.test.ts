@@ -38,9 +38,7 @@ describe("on a local CKB dev chain", { skip, timeout: 900_000 }, () => {
     for (const [name, format] of VERIFIERS) verifiers.set(name, deploy(chain, name, format));
   });
 
-  after(async () => {
-    await chain?.stop();
-  });
+  after(() => chain?.stop());
 
   for (const [name] of VERIFIERS) {
     test(`${name}: plain mode, locked and spent, committed`, async () => {

@@ -3,15 +3,15 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { hexFrom } from "@ckb-ccc/core";
 import { prove } from "../examples/prove.js";
 import { storeExample } from "../examples/store.js";
 import { Mmr, compiledPayload, baselinePayload } from "../src/index.js";
 import { REPO, cargoBinary, txGenerator } from "./repo.js";
+import { inTempDir } from "./helpers.js";
 
 const LEAVES_FILE = path.join(REPO, "docs", "examples", "leaves.txt");
 
@@ -73,8 +73,7 @@ test("the worked examples of docs/compiled-format.md and docs/baseline-format.md
 
 test("examples/store.ts (docs/accumulator-guide.md): its store is the Rust CLI's, its earlier proof the in-memory MMR's", async () => {
   const leaves = leavesOf(readFileSync(LEAVES_FILE, "utf8")).map((l) => Uint8Array.from(Buffer.from(l.slice(2), "hex")));
-  const dir = mkdtempSync(path.join(tmpdir(), "mmr-store-example-"));
-  try {
+  await inTempDir("example", async (dir) => {
     const store = path.join(dir, "acc.store");
     const { now, earlier, report } = await storeExample(store, leaves);
     const mmr = Mmr.from(leaves);
@@ -87,8 +86,6 @@ test("examples/store.ts (docs/accumulator-guide.md): its store is the Rust CLI's
     execFileSync(cli, ["check", store]);
     const rust = fields(execFileSync(cli, ["prove", store, "--index", "0,2", "--size", "4", "--format", "compiled"], { encoding: "utf8" }));
     assert.equal(rust.payload, hexFrom(earlier));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 

@@ -1,11 +1,11 @@
 // Helpers of several test files: temporary directories, removed whatever the test does, the
-// error code a call is refused with, and how many transactions a call sends.
+// error code a call is refused with, how many transactions a call sends, and seeded leaves.
 
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MmrLockError, type MmrLockErrorCode } from "../src/index.js";
+import { MmrLockError, merge, type MmrLockErrorCode } from "../src/index.js";
 
 /** Runs `body` in a fresh directory under the system's temporary one, then removes it. */
 export async function inTempDir(name: string, body: (dir: string) => Promise<void>): Promise<void> {
@@ -55,4 +55,18 @@ export async function sendsDuring(f: () => Promise<unknown>): Promise<{ error: u
   } finally {
     globalThis.fetch = real;
   }
+}
+
+/** Leaf i: merge(seed, i), both u64 LE zero-padded to 32 bytes. */
+export function testLeaves(seed: number, from: number, to: number): Uint8Array[] {
+  const word = (x: number) => {
+    const w = new Uint8Array(32);
+    new DataView(w.buffer).setUint32(0, x >>> 0, true);
+    new DataView(w.buffer).setUint32(4, Math.floor(x / 2 ** 32), true);
+    return w;
+  };
+  const s = word(seed);
+  const out: Uint8Array[] = [];
+  for (let i = from; i < to; i++) out.push(merge(s, word(i)));
+  return out;
 }

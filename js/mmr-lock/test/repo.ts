@@ -56,13 +56,16 @@ export interface Vector {
   rust_build_runs?: number;
 }
 
-/** `tx-generator vectors ARGS`, parsed. */
-export function vectors(args: string[]): Vector[] {
-  return txGenerator(["vectors", ...args])
+/** `tx-generator ARGS`'s JSON lines, parsed. */
+export function jsonLines<T>(args: string[]): T[] {
+  return txGenerator(args)
     .split("\n")
     .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as Vector);
+    .map((l) => JSON.parse(l) as T);
 }
+
+/** `tx-generator vectors ARGS`, parsed. */
+export const vectors = (args: string[]) => jsonLines<Vector>(["vectors", ...args]);
 
 /** Leaf i of a random vector: merge(leaf_seed, i), both u64 LE zero-padded to 32 bytes. */
 export function vectorLeaves(leafSeed: string, count: number, merge: (a: Uint8Array, b: Uint8Array) => Uint8Array): Uint8Array[] {

@@ -68,9 +68,7 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
     verifiers.push(deploy(chain, "compiled-verifier", "compiled"), deploy(chain, "c-verifier", "compiled"), deploy(chain, "baseline-verifier", "baseline"));
   });
 
-  after(async () => {
-    await chain?.stop();
-  });
+  after(() => chain?.stop());
 
   test("examples/ring.ts (K = 8): create, lock by reference, append, spend against the newest snapshot", async () => {
     const ls = leaves("example", 9);

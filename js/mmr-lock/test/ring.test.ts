@@ -137,6 +137,13 @@ const modelOf = (ring: Pick<kit.Ring, "typeScript" | "k">, tx: Transaction, live
   return model(ring.k, g.ins, g.outs, g.payload);
 };
 
+/** A copy of `tx` with `change` made to it. */
+const mutated = (tx: Transaction, change: (copy: Transaction) => void) => {
+  const copy = tx.clone();
+  change(copy);
+  return copy;
+};
+
 /** A ring of `k` created (unfunded, with the witness at index 0) from the first `n` leaves of
  * `mmr`: its creation transaction and the ring its outputs make. */
 function created(k: number, mmr: kit.Mmr, n: number) {
@@ -167,17 +174,14 @@ test("creation: K + 1 outputs under one type script, the head first with the pay
   assert.equal(k8.outputs.reduce((s, o) => s + o.capacity, 0n), 1559n * 100_000_000n, "1,559 CKB at K = 8, as the spec says");
   // The model can refuse: the payload on another witness, a snapshot changed, a lock changed.
   const { tx, ring } = created(3, mmr, 3);
-  const moved = tx.clone();
-  moved.witnesses = ["0x", moved.witnesses[0]];
+  const moved = mutated(tx, (t) => (t.witnesses = ["0x", t.witnesses[0]]));
   assert.equal(modelOf(ring, moved, []), kit.RING_EXIT_CODES.RingShape, "no payload at the head's index");
-  const forged = tx.clone();
-  forged.outputsData[2] = hexFrom(kit.ringCreationData(kit.commitmentAt(mmr, 4), 3).snapshot);
+  const other4 = hexFrom(kit.ringCreationData(kit.commitmentAt(mmr, 4), 3).snapshot);
+  const forged = mutated(tx, (t) => (t.outputsData[2] = other4));
   assert.equal(modelOf(ring, forged, []), kit.RING_EXIT_CODES.SnapshotMismatch);
-  const foreign = tx.clone();
-  foreign.outputs[3].lock = other;
+  const foreign = mutated(tx, (t) => (t.outputs[3].lock = other));
   assert.equal(modelOf(ring, foreign, []), kit.RING_EXIT_CODES.RingLockMismatch);
-  const short = tx.clone();
-  short.outputs.pop();
+  const short = mutated(tx, (t) => t.outputs.pop());
   assert.equal(modelOf(ring, short, []), kit.RING_EXIT_CODES.RingShape);
 });
 
@@ -201,18 +205,16 @@ test("APPEND/EXTEND through 7 steps at K = 3: head and oldest snapshot in, the w
     // the new size shifted in instead of the old, a lock changed, a tag that does not fit.
     const newer = ring.snapshots.find((s) => s.mmrSize !== ring.head.older[0]);
     if (newer) {
-      const wrong = tx.clone();
-      wrong.inputs[1].previousOutput = newer.cell.outPoint;
+      const wrong = mutated(tx, (t) => (t.inputs[1].previousOutput = newer.cell.outPoint));
       assert.equal(modelOf(ring, wrong, liveCells(ring)), kit.RING_EXIT_CODES.RingNotOldest);
     }
     const misShifted = tx.clone();
     misShifted.outputsData[0] = hexFrom(kit.ringHeadData(kit.commitmentAt(mmr, n), [...ring.head.older.slice(1), kit.commitmentAt(mmr, n).mmrSize]));
     assert.equal(modelOf(ring, misShifted, liveCells(ring)), kit.RING_EXIT_CODES.RingSizesMismatch);
-    const locked = tx.clone();
-    locked.outputs[1].lock = other;
+    const locked = mutated(tx, (t) => (t.outputs[1].lock = other));
     assert.equal(modelOf(ring, locked, liveCells(ring)), kit.RING_EXIT_CODES.RingLockMismatch);
-    const keepTag = tx.clone();
-    keepTag.setWitnessArgsAt(0, WitnessArgs.from({ inputType: kit.keepPayload() }));
+    const keep = WitnessArgs.from({ inputType: kit.keepPayload() });
+    const keepTag = mutated(tx, (t) => t.setWitnessArgsAt(0, keep));
     assert.equal(modelOf(ring, keepTag, liveCells(ring)), kit.RING_EXIT_CODES.RingShape);
 
     ring = kit.ringAfter(ring, tx);
@@ -247,10 +249,7 @@ test("KEEP: the whole ring in and out, data unchanged, under the new lock; paylo
   const changed = tx.clone();
   changed.outputsData[2] = changed.outputsData[1] === changed.outputsData[2] ? hexFrom(kit.ringCreationData(kit.commitmentAt(mmr, 3), 4).snapshot) : changed.outputsData[1];
   assert.equal(modelOf(ring, changed, liveCells(ring)), kit.RING_EXIT_CODES.SnapshotMismatch);
-  const part = tx.clone();
-  part.inputs.pop();
-  part.outputs.pop();
-  part.outputsData.pop();
+  const part = mutated(tx, (t) => [t.inputs, t.outputs, t.outputsData].forEach((l) => l.pop()));
   assert.equal(modelOf(ring, part, liveCells(ring)), kit.RING_EXIT_CODES.RingShape, "K -> K is no shape");
   refused(() => kit.unfundedRingKeep(ring, code, Script.from({ ...other, args: "0x" + "04".repeat(2000) })), "BAD_ARGS", /below its occupied capacity/);
 });

@@ -10,22 +10,11 @@ import { readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "nod
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { hexFrom } from "@ckb-ccc/core";
-import { Mmr, MmrLockError, commitmentAt, createFileStore, merge, mmrSizeOf, openFileStore, type MmrLockErrorCode } from "../src/index.js";
+import { Mmr, MmrLockError, commitmentAt, createFileStore, mmrSizeOf, openFileStore, type MmrLockErrorCode } from "../src/index.js";
 import { cargoBinary } from "./repo.js";
-import { code, inTempDir } from "./helpers.js";
+import { code, inTempDir, testLeaves as leaves } from "./helpers.js";
 
 const INDEX_URL = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src", "index.js")).href;
-
-function leaves(seed: number, from: number, to: number): Uint8Array[] {
-  const word = (x: number) => {
-    const w = new Uint8Array(32);
-    new DataView(w.buffer).setUint32(0, x, true);
-    return w;
-  };
-  const out: Uint8Array[] = [];
-  for (let i = from; i < to; i++) out.push(merge(word(seed), word(i)));
-  return out;
-}
 
 function flip(file: string, offset: number): void {
   const bytes = readFileSync(file);

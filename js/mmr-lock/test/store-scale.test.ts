@@ -5,18 +5,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { hexFrom } from "@ckb-ccc/core";
 import { Mmr, compiledPayload, openFileStore } from "../src/index.js";
+import { inTempDir } from "./helpers.js";
 
 const SCALE = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bench", "scale.js");
 
 test("bench/scale.js at 10^4 leaves: ts.json has the Rust side's fields, the store's proofs verify", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "mmr-store-scale-"));
-  try {
+  await inTempDir("scale", async (dir) => {
     const json = path.join(dir, "ts.json");
     const store = path.join(dir, "store");
     const out = execFileSync(process.execPath, [SCALE, "--leaves", "1e4", "--dir", store, "--json", json, "--batch", "3000", "--keep"], {
@@ -43,7 +42,5 @@ test("bench/scale.js at 10^4 leaves: ts.json has the Rust side's fields, the sto
     }
     assert.deepEqual(await s.check(), { nodes: 19_995, leaves: 10_000, commits: 4 });
     await s.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -17,13 +17,12 @@ import {
   createFileStore,
   leafCountOf,
   memoryStorage,
-  merge,
   mmrSizeOf,
   openFileStore,
   type MmrLockErrorCode,
 } from "../src/index.js";
 import { cargoBinary } from "./repo.js";
-import { code, inTempDir } from "./helpers.js";
+import { code, inTempDir, testLeaves } from "./helpers.js";
 
 const mmrStore = () => cargoBinary("mmr-store");
 
@@ -42,20 +41,6 @@ function rust(args: string[]): Record<string, string> {
 function rustStatus(args: string[]): { code: number | null; stderr: string } {
   const r = spawnSync(mmrStore(), args, { encoding: "utf8" });
   return { code: r.status, stderr: r.stderr };
-}
-
-/** Leaf i: merge(seed, i), both u64 LE zero-padded to 32 bytes. */
-export function testLeaves(seed: number, from: number, to: number): Uint8Array[] {
-  const word = (x: number) => {
-    const w = new Uint8Array(32);
-    new DataView(w.buffer).setUint32(0, x >>> 0, true);
-    new DataView(w.buffer).setUint32(4, Math.floor(x / 2 ** 32), true);
-    return w;
-  };
-  const s = word(seed);
-  const out: Uint8Array[] = [];
-  for (let i = from; i < to; i++) out.push(merge(s, word(i)));
-  return out;
 }
 
 function leavesFile(dir: string, leaves: Uint8Array[]): string {
