@@ -117,12 +117,7 @@ static int hexval(int c) {
 
 /* Decodes tok ("-" = empty) into a malloc'd buffer of exactly its size. */
 static int parse_hex(const char *tok, uint8_t **out, uint64_t *len) {
-  if (strcmp(tok, "-") == 0) {
-    *out = malloc(1);
-    *len = 0;
-    return *out != NULL;
-  }
-  size_t n = strlen(tok);
+  size_t n = strcmp(tok, "-") == 0 ? 0 : strlen(tok);
   if (n % 2 != 0) {
     return 0;
   }
@@ -203,11 +198,15 @@ static int run_line(char *line, int *got, int *want) {
   if (n == 0) {
     return -1;
   }
+  int is_p = strcmp(tok[0], "P") == 0 && n >= 5, is_l = strcmp(tok[0], "L") == 0 && n >= 4;
   uint64_t expected;
-  if (strcmp(tok[0], "P") == 0 && n >= 5) {
+  if (!(is_p || is_l) || !parse_u64(tok[is_p ? 4 : 3], &expected) || expected > 255) {
+    return -1;
+  }
+  if (is_p) {
     uint8_t *payload, *root;
     uint64_t payload_len, root_len, mmr_size;
-    if (!parse_u64(tok[4], &expected) || expected > 255 || !parse_u64(tok[3], &mmr_size)) {
+    if (!parse_u64(tok[3], &mmr_size)) {
       return -1;
     }
     if (!parse_hex(tok[1], &payload, &payload_len)) {
@@ -228,12 +227,9 @@ static int run_line(char *line, int *got, int *want) {
     free(w);
     free(payload);
     free(root);
-  } else if (strcmp(tok[0], "L") == 0 && n >= 4) {
+  } else {
     uint8_t *args, *w = NULL;
     uint64_t args_len, wlen = 0;
-    if (!parse_u64(tok[3], &expected) || expected > 255) {
-      return -1;
-    }
     if (!parse_hex(tok[1], &args, &args_len)) {
       return -1;
     }
@@ -244,8 +240,6 @@ static int run_line(char *line, int *got, int *want) {
     *got = run_lock(args, args_len, w, wlen);
     free(args);
     free(w);
-  } else {
-    return -1;
   }
   *want = (int)expected;
   return *got == *want;
