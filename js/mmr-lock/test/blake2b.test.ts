@@ -5,8 +5,9 @@ import { hashCkb, hexFrom } from "@ckb-ccc/core";
 import { merge, mergeInto } from "../src/index.js";
 import { MERGE_KERNEL, mergeArena } from "../src/blake2b.js";
 
+const fixed = [new Uint8Array(32), new Uint8Array(32).fill(0xff), new Uint8Array(32).fill(0x80)];
+
 test("merge equals CCC's hashCkb(left, right) on random and extreme inputs", () => {
-  const fixed = [new Uint8Array(32), new Uint8Array(32).fill(0xff), new Uint8Array(32).fill(0x80)];
   for (const a of fixed) for (const b of fixed) assert.equal(hexFrom(merge(a, b)), hashCkb(a, b));
   for (let k = 0; k < 2000; k++) {
     const a = randomBytes(32);
@@ -32,7 +33,6 @@ test("both kernels (WebAssembly and JavaScript) equal hashCkb in an arena, in pl
   for (const kernel of ["wasm", "js"] as const) {
     const arena = mergeArena(200, kernel);
     assert.equal(arena.kernel, kernel);
-    const fixed = [new Uint8Array(32), new Uint8Array(32).fill(0xff), new Uint8Array(32).fill(0x80)];
     const pairs = fixed.flatMap((a) => fixed.map((b) => [a, b]));
     for (let k = 0; k < 1000; k++) pairs.push([randomBytes(32), randomBytes(32)]);
     for (const [a, b] of pairs) {

@@ -163,9 +163,9 @@ describe("the accumulator ring from TypeScript on a local CKB dev chain", { skip
       const before = ring;
       const first = await grow(5);
       states.push(5);
-      const w = WitnessArgs.fromBytes((await (await signers()).admin.client.getTransaction(first.txHash))!.transaction.witnesses[0]);
-      assert.equal(w.inputType, hexFrom(appendPayload(mmr, 4)), "the payload at the head input's witness");
       const tx = (await (await signers()).admin.client.getTransaction(first.txHash))!.transaction;
+      const w = WitnessArgs.fromBytes(tx.witnesses[0]);
+      assert.equal(w.inputType, hexFrom(appendPayload(mmr, 4)), "the payload at the head input's witness");
       assert.ok(tx.inputs[0].previousOutput.eq(before.head.cell.outPoint));
       await matches(states);
       await grow(9, true);
