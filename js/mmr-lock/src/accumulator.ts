@@ -17,7 +17,6 @@ import {
   bytesFrom,
   hashTypeId,
   hexFrom,
-  numFrom,
   type BytesLike,
   type Cell,
   type CellInputLike,
@@ -29,7 +28,7 @@ import {
   type ScriptLike,
   type Signer,
 } from "@ckb-ccc/core";
-import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, refuseDataHashType, sender, spendTx, verifierScript, type Verifier } from "./chain.js";
+import { DEFAULT_FEE_RATE, SHANNONS_PER_CKB, newCellTx, refuseDataHashType, sender, spendTx, verifierScript, type Verifier } from "./chain.js";
 import { MmrLockError } from "./errors.js";
 import { FLAG_OWNER, type Mode } from "./lock.js";
 import { Mmr, bag, bytes32, checkIndexes, type MmrProof } from "./mmr.js";
@@ -341,6 +340,13 @@ export function occupied(output: CellOutput, dataBytes: number): bigint {
   return BigInt(output.occupiedSize + dataBytes) * SHANNONS_PER_CKB;
 }
 
+// An output under `lock` and `type` with exactly the occupied capacity of `dataBytes` of data.
+export function exactOutput(lock: ScriptLike, type: Script, dataBytes: number): CellOutput {
+  const output = CellOutput.from({ lock, type, capacity: 0n });
+  output.capacity = occupied(output, dataBytes);
+  return output;
+}
+
 // Refuses a witness the scripts could not load: the signer's 65-byte secp256k1 signature
 // rides in the same witness (the accumulator, or a creation's first input, is the signer's
 // first input), and that lock reads at most 32,768 bytes (-22), the type script 65,536 (124).
@@ -393,8 +399,7 @@ export async function createAccumulatorTx(
   const createBytes = createPayload(leaves, n);
   const data = accumulatorData(commitmentAt(leaves, n));
   const lock = options.lock ?? (await signer.getRecommendedAddressObj()).script;
-  const output = CellOutput.from({ lock, type: accumulatorTypeScript(code, new Uint8Array(32)), capacity: 0n });
-  output.capacity = occupied(output, data.length);
+  const output = exactOutput(lock, accumulatorTypeScript(code, new Uint8Array(32)), data.length);
   const witness = accumulatorWitnessArgs(createBytes, true);
   checkWitnessSize(witness);
   const tx = Transaction.from({ outputs: [output], outputsData: [data] });
@@ -545,15 +550,7 @@ export interface LockByReferenceOptions {
  * hash. */
 export async function lockByReferenceTx(signer: Signer, verifier: Verifier, options: LockByReferenceOptions): Promise<Transaction> {
   const lock = byReferenceLockScript(verifier, byReferenceArgs(bytesFrom(options.accumulator.typeHash), options.mode ?? "plain"));
-  const capacity = numFrom(options.capacity ?? 100n * SHANNONS_PER_CKB);
-  const need = occupied(CellOutput.from({ lock, capacity: 0n }), 0);
-  if (capacity < need) {
-    throw new MmrLockError("BAD_ARGS", `capacity ${capacity} is below the cell's occupied capacity ${need} shannons`);
-  }
-  const tx = Transaction.from({ outputs: [{ lock, capacity }], outputsData: ["0x"] });
-  await tx.completeInputsByCapacity(signer);
-  await tx.completeFeeBy(signer, options.feeRate ?? DEFAULT_FEE_RATE);
-  return tx;
+  return newCellTx(signer, lock, occupied(CellOutput.from({ lock, capacity: 0n }), 0), options);
 }
 
 /** Locks a cell by reference (see [`lockByReferenceTx`]) and sends it; the cell is output 0. */

@@ -33,6 +33,7 @@ import {
   checkExtends,
   checkHolder,
   checkWitnessSize,
+  exactOutput,
   commitmentAt,
   createPayload,
   extendPayload,
@@ -274,12 +275,6 @@ export function ringCellDep(cell: RingCell): CellDep {
 
 // ---------------------------------------------------------------------------------------------
 // Unfunded transactions: the ring's part only, no fee inputs, no change, unsigned
-
-function exactOutput(lock: ScriptLike, type: Script, dataBytes: number): CellOutput {
-  const output = CellOutput.from({ lock, type, capacity: 0n });
-  output.capacity = occupied(output, dataBytes);
-  return output;
-}
 
 /**
  * A creation's outputs: output 0 the head, outputs 1..=K the snapshots, each with exactly its
