@@ -212,8 +212,13 @@ static int run_line(char *line, int *got, int *want) {
     if (!parse_hex(tok[1], &payload, &payload_len)) {
       return -1;
     }
-    if (!parse_hex(tok[2], &root, &root_len) || root_len != 32) {
+    if (!parse_hex(tok[2], &root, &root_len)) {
       free(payload);
+      return -1;
+    }
+    if (root_len != 32) {
+      free(payload);
+      free(root);
       return -1;
     }
     uint8_t args[MMR_ARGS_LEN];

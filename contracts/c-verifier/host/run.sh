@@ -36,6 +36,11 @@ BIN=build/tmp/c-host-harness
     -isystem "$STDLIB" -I contracts/c-verifier contracts/c-verifier/host/harness.c -o "$BIN"
 
 "$BIN" --self-test >/dev/null || die "harness self-test failed"
+# Malformed lines (a 2-byte root, bad hex, a missing field) fail as such and leak nothing.
+printf 'P 0201 00aa 1 0\nP zz 00 1 0\nP 0201\n' >build/tmp/c-host-malformed.vec
+out="$("$BIN" build/tmp/c-host-malformed.vec 2>&1)" && die "malformed vector lines passed"
+[ "$(grep -c 'malformed vector line' <<<"$out")" = 3 ] && ! grep -q Sanitizer <<<"$out" ||
+    die "malformed vector lines: $out"
 
 files=()
 while IFS= read -r -d '' f; do files+=("$f"); done < <(
