@@ -118,35 +118,9 @@ impl BinOp {
         }
     }
 
-    pub fn mnemonic(self) -> &'static str {
-        match self {
-            BinOp::Add => "add",
-            BinOp::Sub => "sub",
-            BinOp::Sll => "sll",
-            BinOp::Slt => "slt",
-            BinOp::Sltu => "sltu",
-            BinOp::Xor => "xor",
-            BinOp::Srl => "srl",
-            BinOp::Sra => "sra",
-            BinOp::Or => "or",
-            BinOp::And => "and",
-            BinOp::Mul => "mul",
-            BinOp::Andn => "andn",
-            BinOp::Orn => "orn",
-            BinOp::Xnor => "xnor",
-            BinOp::Ror => "ror",
-            BinOp::Rol => "rol",
-            BinOp::Sh1add => "sh1add",
-            BinOp::Sh2add => "sh2add",
-            BinOp::Sh3add => "sh3add",
-            BinOp::Addw => "addw",
-            BinOp::Subw => "subw",
-            BinOp::Sllw => "sllw",
-            BinOp::Srlw => "srlw",
-            BinOp::Sraw => "sraw",
-            BinOp::Rorw => "rorw",
-            BinOp::Rolw => "rolw",
-        }
+    /// The variant's name in lower case (`add`, `sh1add`, `rorw`).
+    pub fn mnemonic(self) -> String {
+        format!("{self:?}").to_lowercase()
     }
 
     /// The immediate form's mnemonic, for the operations that have one.
@@ -206,16 +180,8 @@ impl LoadKind {
         }
     }
 
-    fn mnemonic(self) -> &'static str {
-        match self {
-            LoadKind::Lb => "lb",
-            LoadKind::Lh => "lh",
-            LoadKind::Lw => "lw",
-            LoadKind::Ld => "ld",
-            LoadKind::Lbu => "lbu",
-            LoadKind::Lhu => "lhu",
-            LoadKind::Lwu => "lwu",
-        }
+    fn mnemonic(self) -> String {
+        format!("{self:?}").to_lowercase()
     }
 }
 
@@ -241,15 +207,8 @@ impl BranchOp {
         }
     }
 
-    fn mnemonic(self) -> &'static str {
-        match self {
-            BranchOp::Beq => "beq",
-            BranchOp::Bne => "bne",
-            BranchOp::Blt => "blt",
-            BranchOp::Bge => "bge",
-            BranchOp::Bltu => "bltu",
-            BranchOp::Bgeu => "bgeu",
-        }
+    fn mnemonic(self) -> String {
+        format!("{self:?}").to_lowercase()
     }
 }
 
@@ -447,56 +406,37 @@ impl Decoded {
         let Some(c) = self.cform else {
             return self.inst.render(pc);
         };
-        let target = |off: i64| format!("{:#x}", pc.wrapping_add(off as u64));
-        let i = self.inst;
-        let (rd, rs1, rs2, imm) = match i {
+        let (rd, rs1, rs2, imm) = match self.inst {
             Inst::OpImm { rd, rs1, imm, .. } => (rd, rs1, ZERO, imm),
             Inst::Op { rd, rs1, rs2, .. } => (rd, rs1, rs2, 0),
             Inst::Load { rd, rs1, off, .. } => (rd, rs1, ZERO, off),
             Inst::Store { rs1, rs2, off, .. } => (ZERO, rs1, rs2, off),
             Inst::Lui { rd, imm } => (rd, ZERO, ZERO, imm),
-            Inst::Jal { off, .. } | Inst::Branch { off, .. } => (ZERO, ZERO, ZERO, off),
+            Inst::Jal { off, .. } => (ZERO, ZERO, ZERO, off),
+            Inst::Branch { rs1, off, .. } => (ZERO, rs1, ZERO, off),
             Inst::Jalr { rs1, .. } => (ZERO, rs1, ZERO, 0),
             _ => (ZERO, ZERO, ZERO, 0),
         };
-        let rs1b = match i {
-            Inst::Branch { rs1, .. } => rs1,
-            _ => rs1,
-        };
+        let target = format!("{:#x}", pc.wrapping_add(imm as u64));
+        let upper = format!("{:#x}", (imm >> 12) & 0xfffff);
+        // The mnemonic is the form's name in lower case after `c.`.
+        let name = format!("c.{c:?}").to_lowercase();
+        let imm = hex(imm);
+        use CForm::*;
         match c {
-            CForm::Addi4spn => format!("c.addi4spn\t{rd}, sp, {}", hex(imm)),
-            CForm::Lw => format!("c.lw\t{rd}, {}({rs1})", hex(imm)),
-            CForm::Ld => format!("c.ld\t{rd}, {}({rs1})", hex(imm)),
-            CForm::Sw => format!("c.sw\t{rs2}, {}({rs1})", hex(imm)),
-            CForm::Sd => format!("c.sd\t{rs2}, {}({rs1})", hex(imm)),
-            CForm::Nop => "c.nop".into(),
-            CForm::Addi => format!("c.addi\t{rd}, {}", hex(imm)),
-            CForm::Addiw => format!("c.addiw\t{rd}, {}", hex(imm)),
-            CForm::Li => format!("c.li\t{rd}, {}", hex(imm)),
-            CForm::Addi16sp => format!("c.addi16sp\tsp, {}", hex(imm)),
-            CForm::Lui => format!("c.lui\t{rd}, {:#x}", (imm >> 12) & 0xfffff),
-            CForm::Srli => format!("c.srli\t{rd}, {}", hex(imm)),
-            CForm::Srai => format!("c.srai\t{rd}, {}", hex(imm)),
-            CForm::Andi => format!("c.andi\t{rd}, {}", hex(imm)),
-            CForm::Sub => format!("c.sub\t{rd}, {rs2}"),
-            CForm::Xor => format!("c.xor\t{rd}, {rs2}"),
-            CForm::Or => format!("c.or\t{rd}, {rs2}"),
-            CForm::And => format!("c.and\t{rd}, {rs2}"),
-            CForm::Subw => format!("c.subw\t{rd}, {rs2}"),
-            CForm::Addw => format!("c.addw\t{rd}, {rs2}"),
-            CForm::J => format!("c.j\t{}", target(imm)),
-            CForm::Beqz => format!("c.beqz\t{rs1b}, {}", target(imm)),
-            CForm::Bnez => format!("c.bnez\t{rs1b}, {}", target(imm)),
-            CForm::Slli => format!("c.slli\t{rd}, {}", hex(imm)),
-            CForm::Lwsp => format!("c.lwsp\t{rd}, {}(sp)", hex(imm)),
-            CForm::Ldsp => format!("c.ldsp\t{rd}, {}(sp)", hex(imm)),
-            CForm::Jr => format!("c.jr\t{rs1}"),
-            CForm::Mv => format!("c.mv\t{rd}, {rs2}"),
-            CForm::Ebreak => "c.ebreak".into(),
-            CForm::Jalr => format!("c.jalr\t{rs1}"),
-            CForm::Add => format!("c.add\t{rd}, {rs2}"),
-            CForm::Swsp => format!("c.swsp\t{rs2}, {}(sp)", hex(imm)),
-            CForm::Sdsp => format!("c.sdsp\t{rs2}, {}(sp)", hex(imm)),
+            Nop | Ebreak => name,
+            Addi4spn => format!("{name}\t{rd}, sp, {imm}"),
+            Lw | Ld => format!("{name}\t{rd}, {imm}({rs1})"),
+            Sw | Sd => format!("{name}\t{rs2}, {imm}({rs1})"),
+            Addi | Addiw | Li | Srli | Srai | Andi | Slli => format!("{name}\t{rd}, {imm}"),
+            Addi16sp => format!("{name}\tsp, {imm}"),
+            Lui => format!("{name}\t{rd}, {upper}"),
+            Sub | Xor | Or | And | Subw | Addw | Mv | Add => format!("{name}\t{rd}, {rs2}"),
+            J => format!("{name}\t{target}"),
+            Beqz | Bnez => format!("{name}\t{rs1}, {target}"),
+            Lwsp | Ldsp => format!("{name}\t{rd}, {imm}(sp)"),
+            Swsp | Sdsp => format!("{name}\t{rs2}, {imm}(sp)"),
+            Jr | Jalr => format!("{name}\t{rs1}"),
         }
     }
 }
@@ -694,6 +634,14 @@ fn decode_compressed(h: u16) -> Result<(Inst, CForm), String> {
     let ld_imm = i64::from(((h >> 7) & 0x38) | ((h << 1) & 0xc0));
     let op_imm = |op, rd, rs1, imm| Inst::OpImm { op, rd, rs1, imm };
     let op = |op, rd, rs1, rs2| Inst::Op { op, rd, rs1, rs2 };
+    let load = |kind, rd, rs1, off| Inst::Load { kind, rd, rs1, off };
+    let store = |bytes, rs1, rs2, off| Inst::Store {
+        bytes,
+        rs1,
+        rs2,
+        off,
+    };
+    let jalr = |rd, rs1| Inst::Jalr { rd, rs1, off: 0 };
     Ok(match (h & 3, f3) {
         (0, 0) => {
             let imm = ((h >> 7) & 0x30) | ((h >> 1) & 0x3c0) | ((h >> 4) & 0x4) | ((h >> 2) & 0x8);
@@ -702,42 +650,10 @@ fn decode_compressed(h: u16) -> Result<(Inst, CForm), String> {
             }
             (op_imm(BinOp::Add, rdp, SP, i64::from(imm)), CForm::Addi4spn)
         }
-        (0, 2) => (
-            Inst::Load {
-                kind: LoadKind::Lw,
-                rd: rdp,
-                rs1: rs1p,
-                off: lw_imm,
-            },
-            CForm::Lw,
-        ),
-        (0, 3) => (
-            Inst::Load {
-                kind: LoadKind::Ld,
-                rd: rdp,
-                rs1: rs1p,
-                off: ld_imm,
-            },
-            CForm::Ld,
-        ),
-        (0, 6) => (
-            Inst::Store {
-                bytes: 4,
-                rs1: rs1p,
-                rs2: rdp,
-                off: lw_imm,
-            },
-            CForm::Sw,
-        ),
-        (0, 7) => (
-            Inst::Store {
-                bytes: 8,
-                rs1: rs1p,
-                rs2: rdp,
-                off: ld_imm,
-            },
-            CForm::Sd,
-        ),
+        (0, 2) => (load(LoadKind::Lw, rdp, rs1p, lw_imm), CForm::Lw),
+        (0, 3) => (load(LoadKind::Ld, rdp, rs1p, ld_imm), CForm::Ld),
+        (0, 6) => (store(4, rs1p, rdp, lw_imm), CForm::Sw),
+        (0, 7) => (store(8, rs1p, rdp, ld_imm), CForm::Sd),
         (1, 0) if rd == ZERO && imm6 == 0 => (Inst::NOP, CForm::Nop),
         (1, 0) if rd != ZERO && imm6 != 0 => (op_imm(BinOp::Add, rd, rd, imm6), CForm::Addi),
         (1, 1) if rd != ZERO => (op_imm(BinOp::Addw, rd, rd, imm6), CForm::Addiw),
@@ -820,65 +736,31 @@ fn decode_compressed(h: u16) -> Result<(Inst, CForm), String> {
             )
         }
         (2, 0) if rd != ZERO && shamt != 0 => (op_imm(BinOp::Sll, rd, rd, shamt), CForm::Slli),
-        (2, 2) if rd != ZERO => (
-            Inst::Load {
-                kind: LoadKind::Lw,
-                rd,
-                rs1: SP,
-                off: i64::from(((h >> 7) & 0x20) | ((h >> 2) & 0x1c) | ((h << 4) & 0xc0)),
-            },
-            CForm::Lwsp,
-        ),
-        (2, 3) if rd != ZERO => (
-            Inst::Load {
-                kind: LoadKind::Ld,
-                rd,
-                rs1: SP,
-                off: i64::from(((h >> 7) & 0x20) | ((h >> 2) & 0x18) | ((h << 4) & 0x1c0)),
-            },
-            CForm::Ldsp,
-        ),
+        (2, 2) if rd != ZERO => {
+            let off = i64::from(((h >> 7) & 0x20) | ((h >> 2) & 0x1c) | ((h << 4) & 0xc0));
+            (load(LoadKind::Lw, rd, SP, off), CForm::Lwsp)
+        }
+        (2, 3) if rd != ZERO => {
+            let off = i64::from(((h >> 7) & 0x20) | ((h >> 2) & 0x18) | ((h << 4) & 0x1c0));
+            (load(LoadKind::Ld, rd, SP, off), CForm::Ldsp)
+        }
         (2, 4) => match ((h >> 12) & 1, rd, rs2) {
             (0, ZERO, _) => return Err(unknown()),
-            (0, rs1, ZERO) => (
-                Inst::Jalr {
-                    rd: ZERO,
-                    rs1,
-                    off: 0,
-                },
-                CForm::Jr,
-            ),
+            (0, rs1, ZERO) => (jalr(ZERO, rs1), CForm::Jr),
             (0, rd, rs2) => (op(BinOp::Add, rd, ZERO, rs2), CForm::Mv),
             (1, ZERO, ZERO) => (Inst::Ebreak, CForm::Ebreak),
-            (1, rs1, ZERO) => (
-                Inst::Jalr {
-                    rd: RA,
-                    rs1,
-                    off: 0,
-                },
-                CForm::Jalr,
-            ),
+            (1, rs1, ZERO) => (jalr(RA, rs1), CForm::Jalr),
             (1, ZERO, _) => return Err(unknown()),
             (_, rd, rs2) => (op(BinOp::Add, rd, rd, rs2), CForm::Add),
         },
         (2, 6) => (
-            Inst::Store {
-                bytes: 4,
-                rs1: SP,
-                rs2,
-                off: i64::from(((h >> 7) & 0x3c) | ((h >> 1) & 0xc0)),
-            },
+            store(4, SP, rs2, i64::from(((h >> 7) & 0x3c) | ((h >> 1) & 0xc0))),
             CForm::Swsp,
         ),
-        (2, 7) => (
-            Inst::Store {
-                bytes: 8,
-                rs1: SP,
-                rs2,
-                off: i64::from(((h >> 7) & 0x38) | ((h >> 1) & 0x1c0)),
-            },
-            CForm::Sdsp,
-        ),
+        (2, 7) => {
+            let off = i64::from(((h >> 7) & 0x38) | ((h >> 1) & 0x1c0));
+            (store(8, SP, rs2, off), CForm::Sdsp)
+        }
         _ => return Err(unknown()),
     })
 }

@@ -256,6 +256,7 @@ pub fn run<D: Domain>(
                 live_in.insert(r);
             }
         }
+        let refuse = |kind, why: &str| Err(fault(kind, format!("{}: {why}", inst.render(pc))));
         let get = |r: Reg| regs[usize::from(r.0)];
         let mut dest: Option<(Reg, D::V)> = None;
         let mut new_pc = next;
@@ -278,13 +279,8 @@ pub fn run<D: Domain>(
                         values,
                     });
                 }
-                return Err(fault(
-                    FaultKind::Control,
-                    format!(
-                        "{}: an indirect jump that is not the return to the caller",
-                        inst.render(pc)
-                    ),
-                ));
+                let why = "an indirect jump that is not the return to the caller";
+                return refuse(FaultKind::Control, why);
             }
             Inst::Branch { op, rs1, rs2, off } => {
                 match (d.as_const(get(rs1)), d.as_const(get(rs2))) {
@@ -293,12 +289,7 @@ pub fn run<D: Domain>(
                             new_pc = pc.wrapping_add(off as u64);
                         }
                     }
-                    _ => {
-                        return Err(fault(
-                            FaultKind::Control,
-                            format!("{}: a branch on input data", inst.render(pc)),
-                        ))
-                    }
+                    _ => return refuse(FaultKind::Control, "a branch on input data"),
                 }
             }
             Inst::Load { kind, rd, rs1, off } => {
@@ -310,10 +301,7 @@ pub fn run<D: Domain>(
                 dest = Some((rd, v));
             }
             Inst::Store { .. } => {
-                return Err(fault(
-                    FaultKind::Store,
-                    format!("{}: the kernel must not write memory", inst.render(pc)),
-                ))
+                return refuse(FaultKind::Store, "the kernel must not write memory");
             }
             Inst::OpImm { op, rd, rs1, imm } => {
                 let k = d.konst(imm as u64);
@@ -321,10 +309,7 @@ pub fn run<D: Domain>(
             }
             Inst::Op { op, rd, rs1, rs2 } => dest = Some((rd, d.bin(op, get(rs1), get(rs2)))),
             Inst::Ecall | Inst::Ebreak => {
-                return Err(fault(
-                    FaultKind::Control,
-                    format!("{}: a system instruction", inst.render(pc)),
-                ))
+                return refuse(FaultKind::Control, "a system instruction");
             }
         }
         let mut wrote = None;

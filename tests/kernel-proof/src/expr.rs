@@ -99,23 +99,30 @@ impl Arena {
         }
     }
 
-    pub fn add(&mut self, a: Id, b: Id) -> Id {
+    /// The terms of `a` and `b`, each flattened if it is a sum (`sum`) or an xor (not
+    /// `sum`), and their constants folded into one by the same operation.
+    fn flatten(&self, a: Id, b: Id, sum: bool) -> (u64, Vec<Id>) {
         let mut c = 0u64;
         let mut terms = Vec::new();
         for x in [a, b] {
-            match self.node(x) {
-                Node::Const(k) => c = c.wrapping_add(*k),
-                Node::Add(ts) => {
-                    for &t in ts.iter() {
-                        match self.node(t) {
-                            Node::Const(k) => c = c.wrapping_add(*k),
-                            _ => terms.push(t),
-                        }
-                    }
+            let nested = match self.node(x) {
+                Node::Add(ts) if sum => &ts[..],
+                Node::Xor(ts) if !sum => &ts[..],
+                _ => std::slice::from_ref(&x),
+            };
+            for &t in nested {
+                match self.node(t) {
+                    Node::Const(k) if sum => c = c.wrapping_add(*k),
+                    Node::Const(k) => c ^= *k,
+                    _ => terms.push(t),
                 }
-                _ => terms.push(x),
             }
         }
+        (c, terms)
+    }
+
+    pub fn add(&mut self, a: Id, b: Id) -> Id {
+        let (c, mut terms) = self.flatten(a, b, true);
         if c != 0 {
             terms.push(self.konst(c));
         }
@@ -128,22 +135,7 @@ impl Arena {
     }
 
     pub fn xor(&mut self, a: Id, b: Id) -> Id {
-        let mut c = 0u64;
-        let mut terms = Vec::new();
-        for x in [a, b] {
-            match self.node(x) {
-                Node::Const(k) => c ^= *k,
-                Node::Xor(ts) => {
-                    for &t in ts.iter() {
-                        match self.node(t) {
-                            Node::Const(k) => c ^= *k,
-                            _ => terms.push(t),
-                        }
-                    }
-                }
-                _ => terms.push(x),
-            }
-        }
+        let (c, mut terms) = self.flatten(a, b, false);
         terms.sort_unstable();
         // x ^ x = 0: equal operands are adjacent after sorting and cancel in pairs.
         let mut kept: Vec<Id> = Vec::with_capacity(terms.len() + 1);

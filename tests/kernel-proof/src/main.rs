@@ -118,36 +118,34 @@ fn run_mutants(
     every: usize,
     bit_flips: bool,
 ) -> ExitCode {
+    match mutation_run(root, elf, every, bit_flips) {
+        Ok(false) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("kernel-proof mutants: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The mutation run; returns whether something needs a look.
+fn mutation_run(
+    root: &std::path::Path,
+    elf: &std::path::Path,
+    every: usize,
+    bit_flips: bool,
+) -> Result<bool, String> {
     let started = Instant::now();
-    let fail = |e: String| {
-        eprintln!("kernel-proof mutants: {e}");
-        ExitCode::from(1)
-    };
-    let mut img = match Image::read_file(elf) {
-        Ok(i) => i,
-        Err(e) => return fail(e),
-    };
-    let sources = match report::declaration_sources(root) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    let decl = match report::declarations_from(&sources) {
-        Ok(d) => d,
-        Err(e) => return fail(e),
-    };
-    let base = match Baseline::new(&img) {
-        Ok(b) => b,
-        Err(e) => return fail(e),
-    };
+    let mut img = Image::read_file(elf)?;
+    let sources = report::declaration_sources(root)?;
+    let decl = report::declarations_from(&sources)?;
+    let base = Baseline::new(&img)?;
     let ctx = Context {
         sites: &decl.sites,
         header: &decl.header,
         tries: 8,
     };
-    let all = match mutate::all_mutants(&img, &base) {
-        Ok(m) => m,
-        Err(e) => return fail(e),
-    };
+    let all = mutate::all_mutants(&img, &base)?;
     let chosen: Vec<_> = all.iter().step_by(every).cloned().collect();
     let names: Vec<&str> = base.entries.iter().map(|(e, _, _)| e.name).collect();
     println!(
@@ -183,11 +181,7 @@ fn run_mutants(
         println!("({:.1} s)", (started.elapsed() - t1).as_secs_f64());
     }
     println!("total time {:.1} s", started.elapsed().as_secs_f64());
-    if bad {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    Ok(bad)
 }
 
 /// Prints the counts; returns whether something needs a look (unconfirmed rejections).

@@ -59,66 +59,38 @@ pub fn mutants_of(pc: u64, inst: Inst) -> Vec<Mutant> {
         }
     };
     push(Inst::NOP, "dropped".into());
+    let s0 = reg("s0");
     match inst {
         Inst::Op { op, rd, rs1, rs2 } => {
+            let with = |op, rd, rs1, rs2| Inst::Op { op, rd, rs1, rs2 };
             let swapped = match op {
                 BinOp::Add => BinOp::Xor,
                 _ => BinOp::Add,
             };
+            let what = format!("{} -> {}", op.mnemonic(), swapped.mnemonic());
+            push(with(swapped, rd, rs1, rs2), what);
             push(
-                Inst::Op {
-                    op: swapped,
-                    rd,
-                    rs1,
-                    rs2,
-                },
-                format!("{} -> {}", op.mnemonic(), swapped.mnemonic()),
-            );
-            push(
-                Inst::Op {
-                    op,
-                    rd: other(rd),
-                    rs1,
-                    rs2,
-                },
+                with(op, other(rd), rs1, rs2),
                 format!("rd {rd} -> {}", other(rd)),
             );
             push(
-                Inst::Op {
-                    op,
-                    rd,
-                    rs1: other(rs1),
-                    rs2,
-                },
+                with(op, rd, other(rs1), rs2),
                 format!("rs1 {rs1} -> {}", other(rs1)),
             );
             push(
-                Inst::Op {
-                    op,
-                    rd,
-                    rs1,
-                    rs2: other(rs2),
-                },
+                with(op, rd, rs1, other(rs2)),
                 format!("rs2 {rs2} -> {}", other(rs2)),
             );
-            push(
-                Inst::Op {
-                    op,
-                    rd: reg("s0"),
-                    rs1,
-                    rs2,
-                },
-                format!("rd {rd} -> s0 (preserved)"),
-            );
+            push(with(op, s0, rs1, rs2), format!("rd {rd} -> s0 (preserved)"));
         }
         Inst::OpImm { op, rd, rs1, imm } => {
-            let with_imm = |imm| Inst::OpImm { op, rd, rs1, imm };
+            let with = |op, rd, rs1, imm| Inst::OpImm { op, rd, rs1, imm };
             match op {
                 BinOp::Ror => {
                     for k in [32, 24, 16, 63, imm - 1] {
                         let k = k.rem_euclid(64);
                         if k != imm {
-                            push(with_imm(k), format!("rotation {imm} -> {k}"));
+                            push(with(op, rd, rs1, k), format!("rotation {imm} -> {k}"));
                         }
                     }
                 }
@@ -128,89 +100,43 @@ pub fn mutants_of(pc: u64, inst: Inst) -> Vec<Mutant> {
                     } else {
                         BinOp::Add
                     };
-                    push(
-                        Inst::OpImm {
-                            op: swapped,
-                            rd,
-                            rs1,
-                            imm,
-                        },
-                        format!("{} -> {}", op.mnemonic(), swapped.mnemonic()),
-                    );
-                    push(with_imm(imm + 8), format!("immediate {imm} -> {}", imm + 8));
+                    let what = format!("{} -> {}", op.mnemonic(), swapped.mnemonic());
+                    push(with(swapped, rd, rs1, imm), what);
+                    let what = format!("immediate {imm} -> {}", imm + 8);
+                    push(with(op, rd, rs1, imm + 8), what);
                 }
                 _ => {}
             }
             if op != BinOp::Ror {
-                push(with_imm(imm ^ 1), format!("immediate {imm} -> {}", imm ^ 1));
-            }
-            push(
-                Inst::OpImm {
-                    op,
-                    rd: other(rd),
-                    rs1,
-                    imm,
-                },
-                format!("rd {rd} -> {}", other(rd)),
-            );
-            push(
-                Inst::OpImm {
-                    op,
-                    rd,
-                    rs1: other(rs1),
-                    imm,
-                },
-                format!("rs1 {rs1} -> {}", other(rs1)),
-            );
-            push(
-                Inst::OpImm {
-                    op,
-                    rd: reg("s0"),
-                    rs1,
-                    imm,
-                },
-                format!("rd {rd} -> s0 (preserved)"),
-            );
-        }
-        Inst::Load { kind, rd, rs1, off } => {
-            for o in [off + 8, off - 8] {
                 push(
-                    Inst::Load {
-                        kind,
-                        rd,
-                        rs1,
-                        off: o,
-                    },
-                    format!("offset {off} -> {o}"),
+                    with(op, rd, rs1, imm ^ 1),
+                    format!("immediate {imm} -> {}", imm ^ 1),
                 );
             }
             push(
-                Inst::Load {
-                    kind,
-                    rd: other(rd),
-                    rs1,
-                    off,
-                },
+                with(op, other(rd), rs1, imm),
                 format!("rd {rd} -> {}", other(rd)),
             );
             push(
-                Inst::Load {
-                    kind,
-                    rd,
-                    rs1: other(rs1),
-                    off,
-                },
-                format!("base {rs1} -> {}", other(rs1)),
+                with(op, rd, other(rs1), imm),
+                format!("rs1 {rs1} -> {}", other(rs1)),
+            );
+            push(with(op, s0, rs1, imm), format!("rd {rd} -> s0 (preserved)"));
+        }
+        Inst::Load { kind, rd, rs1, off } => {
+            let with = |rd, rs1, off| Inst::Load { kind, rd, rs1, off };
+            for o in [off + 8, off - 8] {
+                push(with(rd, rs1, o), format!("offset {off} -> {o}"));
+            }
+            push(
+                with(other(rd), rs1, off),
+                format!("rd {rd} -> {}", other(rd)),
             );
             push(
-                Inst::Load {
-                    kind,
-                    rd: reg("s0"),
-                    rs1,
-                    off,
-                },
-                format!("rd {rd} -> s0 (preserved)"),
+                with(rd, other(rs1), off),
+                format!("base {rs1} -> {}", other(rs1)),
             );
+            push(with(s0, rs1, off), format!("rd {rd} -> s0 (preserved)"));
         }
         Inst::Auipc { rd, imm } => {
             push(
@@ -220,10 +146,8 @@ pub fn mutants_of(pc: u64, inst: Inst) -> Vec<Mutant> {
                 },
                 "page + 1".into(),
             );
-            push(
-                Inst::Auipc { rd: other(rd), imm },
-                format!("rd {rd} -> {}", other(rd)),
-            );
+            let what = format!("rd {rd} -> {}", other(rd));
+            push(Inst::Auipc { rd: other(rd), imm }, what);
         }
         Inst::Jal { rd, off } => {
             for o in [off + 4, off - 4] {
@@ -232,22 +156,12 @@ pub fn mutants_of(pc: u64, inst: Inst) -> Vec<Mutant> {
             push(Inst::Jal { rd: RA, off }, format!("rd {rd} -> ra"));
         }
         Inst::Jalr { rd, rs1, off } => {
+            let with = |rs1, off| Inst::Jalr { rd, rs1, off };
             push(
-                Inst::Jalr {
-                    rd,
-                    rs1: other(rs1),
-                    off,
-                },
+                with(other(rs1), off),
                 format!("rs1 {rs1} -> {}", other(rs1)),
             );
-            push(
-                Inst::Jalr {
-                    rd,
-                    rs1,
-                    off: off + 4,
-                },
-                format!("offset {off} -> {}", off + 4),
-            );
+            push(with(rs1, off + 4), format!("offset {off} -> {}", off + 4));
         }
         _ => {}
     }
@@ -445,6 +359,26 @@ pub struct Summary {
     pub rejected: usize,
 }
 
+impl Summary {
+    /// Counts one judged mutant; `why` explains it if it was accepted.
+    fn record(&mut self, v: Verdict, m: Mutant, why: impl FnOnce(&Mutant) -> String) {
+        self.total += 1;
+        *self.by_verdict.entry(v.label()).or_default() += 1;
+        match v {
+            Verdict::Equivalent(_) => {
+                let why = why(&m);
+                self.equivalent.push((m, why));
+            }
+            Verdict::OutputUnconfirmed => self.unconfirmed.push(m),
+            Verdict::Effects => {
+                self.effects.push(m);
+                self.rejected += 1;
+            }
+            _ => self.rejected += 1,
+        }
+    }
+}
+
 /// The instruction-level mutants of every executed instruction (every `step`-th one when
 /// sampling, starting at `offset`).
 pub fn all_mutants(img: &Image, base: &Baseline) -> Result<Vec<Mutant>, String> {
@@ -462,20 +396,7 @@ pub fn run_mutants(img: &Image, base: &Baseline, ctx: &Context<'_>, mutants: &[M
     for m in mutants {
         let patch = |p: u64| (p == m.pc).then_some(m.inst);
         let v = judge(img, base, ctx, m.pc, &patch);
-        s.total += 1;
-        *s.by_verdict.entry(v.label()).or_default() += 1;
-        match v {
-            Verdict::Equivalent(_) => {
-                let why = explain(img, base, m);
-                s.equivalent.push((m.clone(), why));
-            }
-            Verdict::OutputUnconfirmed => s.unconfirmed.push(m.clone()),
-            Verdict::Effects => {
-                s.effects.push(m.clone());
-                s.rejected += 1;
-            }
-            _ => s.rejected += 1,
-        }
+        s.record(v, m.clone(), |m| explain(img, base, m));
     }
     s
 }
@@ -504,32 +425,21 @@ pub fn run_bit_flips(img: &mut Image, base: &Baseline, ctx: &Context<'_>, every:
             let same_len = flipped_d.map(|d| d.len) == Some(len);
             let v = judge(img, base, ctx, pc, &|_| None);
             img.segments[si].bytes[off] ^= mask;
-            s.total += 1;
-            *s.by_verdict.entry(v.label()).or_default() += 1;
             let m = Mutant {
                 pc,
                 original,
                 inst: flipped.unwrap_or(Inst::NOP),
                 what: format!("bit {bit} flipped"),
             };
-            match v {
-                Verdict::Equivalent(_) => {
-                    // The flipped bytes decode to one instruction of the same length (else
-                    // the run would differ): explain it as an instruction mutant.
-                    let why = if same_len {
-                        explain(img, base, &m)
-                    } else {
-                        "accepted by the proof (the flip changes the instruction's length)".into()
-                    };
-                    s.equivalent.push((m, why));
+            // The flipped bytes decode to one instruction of the same length (else the run
+            // would differ): explain it as an instruction mutant.
+            s.record(v, m, |m| {
+                if same_len {
+                    explain(img, base, m)
+                } else {
+                    "accepted by the proof (the flip changes the instruction's length)".into()
                 }
-                Verdict::OutputUnconfirmed => s.unconfirmed.push(m),
-                Verdict::Effects => {
-                    s.effects.push(m);
-                    s.rejected += 1;
-                }
-                _ => s.rejected += 1,
-            }
+            });
         }
     }
     s

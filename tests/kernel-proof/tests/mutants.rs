@@ -75,6 +75,9 @@ fn hand_picked_mutants_get_their_verdicts() {
     let s = setup();
     let m = "mmr_merge_rv64";
     let mut cases: Vec<(&str, u64, Inst, Verdict)> = Vec::new();
+    let op_inst = |op, rd, rs1, rs2| Inst::Op { op, rd, rs1, rs2 };
+    let op_imm_inst = |op, rd, rs1, imm| Inst::OpImm { op, rd, rs1, imm };
+    let load_inst = |kind, rd, rs1, off| Inst::Load { kind, rd, rs1, off };
     // The first rotation by 32 (round 0's first G) rotates by 24 instead.
     let (pc, i) = find(&s, m, &|i| {
         matches!(
@@ -92,12 +95,7 @@ fn hand_picked_mutants_get_their_verdicts() {
     cases.push((
         "rotation 32 -> 24",
         pc,
-        Inst::OpImm {
-            op: BinOp::Ror,
-            rd,
-            rs1,
-            imm: 24,
-        },
+        op_imm_inst(BinOp::Ror, rd, rs1, 24),
         Verdict::Output,
     ));
     // v12 = IV4 ^ t without the byte counter.
@@ -117,12 +115,7 @@ fn hand_picked_mutants_get_their_verdicts() {
     cases.push((
         "counter t dropped",
         pc,
-        Inst::OpImm {
-            op: BinOp::Xor,
-            rd,
-            rs1,
-            imm: 0,
-        },
+        op_imm_inst(BinOp::Xor, rd, rs1, 0),
         Verdict::Output,
     ));
     // v14 (the final-block flag) loaded from the neighbouring table word.
@@ -133,12 +126,7 @@ fn hand_picked_mutants_get_their_verdicts() {
     cases.push((
         "final flag word",
         pc,
-        Inst::Load {
-            kind,
-            rd,
-            rs1,
-            off: 64,
-        },
+        load_inst(kind, rd, rs1, 64),
         Verdict::Output,
     ));
     // Round 0's precomputed v1 = IV1 + h5 from h6 instead.
@@ -153,12 +141,7 @@ fn hand_picked_mutants_get_their_verdicts() {
     cases.push((
         "round 0 precompute",
         pc,
-        Inst::Op {
-            op,
-            rd,
-            rs1,
-            rs2: Reg(rs2.0 + 1),
-        },
+        op_inst(op, rd, rs1, Reg(rs2.0 + 1)),
         Verdict::Output,
     ));
     // The last output xor as an add.
@@ -173,12 +156,7 @@ fn hand_picked_mutants_get_their_verdicts() {
     cases.push((
         "output xor -> add",
         pc,
-        Inst::Op {
-            op: BinOp::Add,
-            rd,
-            rs1,
-            rs2,
-        },
+        op_inst(BinOp::Add, rd, rs1, rs2),
         Verdict::Output,
     ));
     // A message word read from a2, which no caller declares as an input.
@@ -193,12 +171,7 @@ fn hand_picked_mutants_get_their_verdicts() {
     cases.push((
         "reads a2",
         pc,
-        Inst::Op {
-            op,
-            rd,
-            rs1,
-            rs2: r("a2"),
-        },
+        op_inst(op, rd, rs1, r("a2")),
         Verdict::Output,
     ));
     // Past the end of the right input.
@@ -213,24 +186,14 @@ fn hand_picked_mutants_get_their_verdicts() {
     cases.push((
         "load past the input",
         pc,
-        Inst::Load {
-            kind: LoadKind::Ld,
-            rd,
-            rs1: A1,
-            off: 32,
-        },
+        load_inst(LoadKind::Ld, rd, A1, 32),
         Verdict::Fault(FaultKind::Load),
     ));
     // A byte load of an input: not a whole word.
     cases.push((
         "byte load",
         pc,
-        Inst::Load {
-            kind: LoadKind::Lbu,
-            rd,
-            rs1: A1,
-            off: 0,
-        },
+        load_inst(LoadKind::Lbu, rd, A1, 0),
         Verdict::Fault(FaultKind::Load),
     ));
     // A store, a branch on data, a return through another register.
@@ -294,12 +257,7 @@ fn hand_picked_mutants_get_their_verdicts() {
     cases.push((
         "mv as xor",
         pc,
-        Inst::Op {
-            op: BinOp::Xor,
-            rd,
-            rs1,
-            rs2,
-        },
+        op_inst(BinOp::Xor, rd, rs1, rs2),
         Verdict::Equivalent(String::new()),
     ));
     for (name, pc, inst, want) in cases {
