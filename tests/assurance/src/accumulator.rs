@@ -362,16 +362,13 @@ pub enum Variant {
     IgnoresLeftovers,
 }
 
-struct Ref;
+/// The reference hash as the core's merge.
+pub(crate) struct Ref;
 
 impl mmr_accumulator::Merge for Ref {
     fn merge(left: &H, right: &H, out: &mut H) {
         *out = merge(left, right);
     }
-}
-
-fn code(e: Error) -> i8 {
-    e.code()
 }
 
 /// Append through the variant.
@@ -391,7 +388,7 @@ pub fn run_append(v: Variant, old_root: &H, old_size: u64, body: &[u8]) -> Resul
     };
     mmr_accumulator::append::<Ref>(&root, old_size, body)
         .map(|c| (c.root, c.mmr_size))
-        .map_err(code)
+        .map_err(Error::code)
 }
 
 /// The (old, new) roots a proof stands for, or the structural code, through the variant.
@@ -411,7 +408,7 @@ pub fn run_ancestry_roots(
         }
         _ => proof,
     };
-    mmr_accumulator::ancestry_roots::<Ref>(old_size, new_size, proof).map_err(code)
+    mmr_accumulator::ancestry_roots::<Ref>(old_size, new_size, proof).map_err(Error::code)
 }
 
 /// The verdict of the variant for given roots, from [`run_ancestry_roots`]'s result (so one
@@ -574,11 +571,37 @@ pub struct Stats {
 }
 
 impl Stats {
-    fn code(&mut self, c: i8) {
-        if !documented(c) {
-            self.undocumented += 1;
+    /// Counts the core's code and any disagreement with the model, described by `what`.
+    fn compare<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        core: &Result<T, i8>,
+        model: &Result<T, i8>,
+        what: impl FnOnce() -> String,
+    ) {
+        if let Err(c) = *core {
+            if !documented(c) {
+                self.undocumented += 1;
+            }
+            self.codes_seen.insert(c);
         }
-        self.codes_seen.insert(c);
+        if core != model {
+            self.disagreements += 1;
+            self.findings
+                .push(format!("{}: core {core:?} model {model:?}", what()));
+        }
+    }
+
+    /// Counts an accepted ancestry claim from an honest input: opaque, or a forgery
+    /// described by `what`.
+    fn accepted_ancestry(&mut self, accepted: Accepted, what: impl FnOnce() -> String) {
+        match accepted {
+            Accepted::Honest => {}
+            Accepted::NewPartOpaque => self.ancestry_opaque += 1,
+            Accepted::Forgery => {
+                self.forgeries += 1;
+                self.findings.push(what());
+            }
+        }
     }
 }
 
@@ -719,21 +742,12 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
             st.create_cases += 1;
             let core = mmr_accumulator::create::<Ref>(&b)
                 .map(|c| (c.root, c.mmr_size))
-                .map_err(code);
+                .map_err(Error::code);
             let model = model_append(None, &b);
-            if let Err(c) = core {
-                st.code(c);
-            }
-            if core != model {
-                st.disagreements += 1;
-                st.findings.push(format!(
-                    "create k={k} len={}: core {core:?} model {model:?}",
-                    b.len()
-                ));
-            }
+            st.compare(&core, &model, || format!("create k={k} len={}", b.len()));
             if b == body {
                 st.honest += 1;
-                if core != Ok((history_root(&history, k), size(k))) {
+                if core != Ok((prefix_root(&history, k), size(k))) {
                     st.honest_rejected += 1;
                     st.findings.push(format!("create {k} rejected: {core:?}"));
                 }
@@ -835,13 +849,9 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                             st.append_cases += 1;
                             let core = run_append(variant, old_root, old_size, b);
                             let model = model_append(Some((old_root, old_size)), b);
-                            if let Err(c) = core {
-                                st.code(c);
-                            }
-                            if core != model {
-                                st.disagreements += 1;
-                                st.findings.push(format!("append {n}->{m} old size {old_size} len {}: core {core:?} model {model:?}", b.len()));
-                            }
+                            st.compare(&core, &model, || {
+                                format!("append {n}->{m} old size {old_size} len {}", b.len())
+                            });
                             let honest_old = *old_root == root_n && old_size == size_n;
                             if let Ok((root, sz)) = core {
                                 st.append_accepted += 1;
@@ -910,13 +920,9 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                         let new_root = prefix_root(&history, m);
                         let core = ancestry_verdict(variant, &roots, &root_n, &new_root);
                         let model = model_ancestry(&root_n, old_size, &new_root, new_size, proof);
-                        if let Err(c) = core {
-                            st.code(c);
-                        }
-                        if core != model {
-                            st.disagreements += 1;
-                            st.findings.push(format!("ancestry {n}->{new_size} size old {old_size} len {len}: core {core:?} model {model:?}"));
-                        }
+                        st.compare(&core, &model, || {
+                            format!("ancestry {n}->{new_size} size old {old_size} len {len}")
+                        });
                         let honest_case = honest.as_deref() == Some(proof)
                             && old_size == size_n
                             && Some(m) == mreal;
@@ -930,16 +936,10 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                         }
                         if core.is_ok() && !honest_case && old_size == size_n {
                             let new_root = prefix_root(&history, m);
-                            match classify(&history, n, new_size, &new_root, proof) {
-                                Accepted::Honest => {}
-                                Accepted::NewPartOpaque => st.ancestry_opaque += 1,
-                                Accepted::Forgery => {
-                                    st.forgeries += 1;
-                                    st.findings.push(format!(
-                                        "ancestry forgery {n}->{new_size} len {len}"
-                                    ));
-                                }
-                            }
+                            let accepted = classify(&history, n, new_size, &new_root, proof);
+                            st.accepted_ancestry(accepted, || {
+                                format!("ancestry forgery {n}->{new_size} len {len}")
+                            });
                         }
                     }
                 }
@@ -968,31 +968,18 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                             let core = ancestry_verdict(variant, &roots, old_root, new_root);
                             let model =
                                 model_ancestry(old_root, size_n, new_root, new_size, &proof);
-                            if let Err(c) = core {
-                                st.code(c);
-                            }
-                            if core != model {
-                                st.disagreements += 1;
-                                st.findings.push(format!(
-                                    "ancestry {n}->{new_size}: core {core:?} model {model:?}"
-                                ));
-                            }
+                            st.compare(&core, &model, || format!("ancestry {n}->{new_size}"));
                             if core.is_ok() {
                                 st.ancestry_accepted += 1;
                                 // Forgery: an honest input extended to anything but the
                                 // history's MMR of the claimed size.
                                 if honest_old {
-                                    match classify(&history, n, new_size, new_root, &proof) {
-                                        Accepted::Honest => {}
-                                        Accepted::NewPartOpaque => st.ancestry_opaque += 1,
-                                        Accepted::Forgery => {
-                                            st.forgeries += 1;
-                                            st.findings.push(format!(
-                                                "ancestry forgery {n}->{new_size} root {}",
-                                                crate::hex(new_root)
-                                            ));
-                                        }
-                                    }
+                                    let accepted =
+                                        classify(&history, n, new_size, new_root, &proof);
+                                    st.accepted_ancestry(accepted, || {
+                                        let root = crate::hex(new_root);
+                                        format!("ancestry forgery {n}->{new_size} root {root}")
+                                    });
                                 }
                             }
                         }
@@ -1002,11 +989,6 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
         }
     }
     st
-}
-
-/// The root of the first `k` leaves.
-fn history_root(history: &Mmr, k: u64) -> H {
-    prefix_root(history, k)
 }
 
 /// One seeded random differential case: a history of up to `max` leaves, an honest transition

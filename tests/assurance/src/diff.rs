@@ -35,11 +35,7 @@ impl<'a> Input<'a> {
         u16::from_le_bytes([self.u8(), self.u8()])
     }
     pub fn u64(&mut self) -> u64 {
-        let mut b = [0u8; 8];
-        for x in &mut b {
-            *x = self.u8();
-        }
-        u64::from_le_bytes(b)
+        u64::from_le_bytes(std::array::from_fn(|_| self.u8()))
     }
     /// The unread rest.
     pub fn rest(&mut self) -> &'a [u8] {
@@ -263,35 +259,23 @@ pub struct Case {
     pub mutations: Vec<&'static str>,
 }
 
-/// A compact (version 2) payload under mutation: structured while no byte-level mutation
-/// broke it.
-struct Compiled {
-    leaves: Vec<(u64, [u8; 32])>,
+/// A leaf record: (index or position, value).
+type Leaf = (u64, [u8; 32]);
+
+/// A payload under mutation, compact (version 2) or baseline: structured while no
+/// byte-level mutation broke it.
+struct Payload {
+    leaves: Vec<Leaf>,
     items: Vec<[u8; 32]>,
     bytes: Option<Vec<u8>>,
+    /// The format's encoder.
+    encode: fn(&[Leaf], &[[u8; 32]]) -> Vec<u8>,
 }
 
-struct Baseline {
-    leaves: Vec<(u64, [u8; 32])>,
-    items: Vec<[u8; 32]>,
-    bytes: Option<Vec<u8>>,
-}
-
-impl Compiled {
+impl Payload {
     fn bytes(&mut self) -> &mut Vec<u8> {
-        if self.bytes.is_none() {
-            self.bytes = Some(crate::compact::encode(&self.leaves, &self.items));
-        }
-        self.bytes.as_mut().unwrap()
-    }
-}
-
-impl Baseline {
-    fn bytes(&mut self) -> &mut Vec<u8> {
-        if self.bytes.is_none() {
-            self.bytes = Some(model::encode_baseline(&self.leaves, &self.items));
-        }
-        self.bytes.as_mut().unwrap()
+        self.bytes
+            .get_or_insert_with(|| (self.encode)(&self.leaves, &self.items))
     }
 }
 
@@ -381,7 +365,7 @@ fn mutate_bytes(input: &mut Input, p: &mut Vec<u8>) -> &'static str {
     }
 }
 
-fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Compiled) -> &'static str {
+fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Payload) -> &'static str {
     if c.bytes.is_some() {
         return mutate_bytes(input, c.bytes());
     }
@@ -431,23 +415,7 @@ fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Compiled) -> &'static
             c.leaves[i].1 = pool_value(input, mmr);
             "change leaf value"
         }
-        8 if !c.leaves.is_empty() => {
-            let i = input.below(c.leaves.len());
-            match input.u8() % 3 {
-                0 => {
-                    c.leaves.remove(i);
-                }
-                1 => {
-                    let l = c.leaves[i];
-                    c.leaves.insert(i, l);
-                }
-                _ => {
-                    let j = input.below(c.leaves.len());
-                    c.leaves.swap(i, j);
-                }
-            }
-            "drop, duplicate or swap leaf records"
-        }
+        8 if !c.leaves.is_empty() => shuffle_leaves(input, &mut c.leaves),
         9 if !c.leaves.is_empty() => {
             // Move a leaf: a genuine (index, value) pair, at the place of another.
             let i = input.below(c.leaves.len());
@@ -465,7 +433,7 @@ fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Compiled) -> &'static
     }
 }
 
-fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Baseline) -> &'static str {
+fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Payload) -> &'static str {
     if b.bytes.is_some() {
         return mutate_bytes(input, b.bytes());
     }
@@ -505,23 +473,7 @@ fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Baseline) -> &'static
             b.leaves[i].1 = pool_value(input, mmr);
             "change leaf value"
         }
-        6 if !b.leaves.is_empty() => {
-            let i = input.below(b.leaves.len());
-            match input.u8() % 3 {
-                0 => {
-                    b.leaves.remove(i);
-                }
-                1 => {
-                    let l = b.leaves[i];
-                    b.leaves.insert(i, l);
-                }
-                _ => {
-                    let j = input.below(b.leaves.len());
-                    b.leaves.swap(i, j);
-                }
-            }
-            "drop, duplicate or swap leaf records"
-        }
+        6 if !b.leaves.is_empty() => shuffle_leaves(input, &mut b.leaves),
         7 if !b.leaves.is_empty() => {
             let i = input.below(b.leaves.len());
             let j = mmr.some_leaf(input);
@@ -530,6 +482,22 @@ fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Baseline) -> &'static
         }
         _ => mutate_bytes(input, b.bytes()),
     }
+}
+
+/// Drops, duplicates or swaps a leaf record.
+fn shuffle_leaves(input: &mut Input, leaves: &mut Vec<Leaf>) -> &'static str {
+    let i = input.below(leaves.len());
+    match input.u8() % 3 {
+        0 => {
+            leaves.remove(i);
+        }
+        1 => leaves.insert(i, leaves[i]),
+        _ => {
+            let j = input.below(leaves.len());
+            leaves.swap(i, j);
+        }
+    }
+    "drop, duplicate or swap leaf records"
 }
 
 /// Mutations of the args: root bits, mmr_size, length (never 41 bytes: owner mode has its
@@ -707,22 +675,24 @@ pub fn decode(data: &[u8]) -> Case {
     // Version 1 chose a bagging with this byte; version 2 has one shape per claim. Still
     // read, so the corpus's inputs keep decoding to the same claims and mutations.
     let _ = input.u8();
-    let mut compiled = Compiled {
+    let mut compiled = Payload {
         leaves: indexes.iter().map(|&i| (i, mmr.leaf(i).unwrap())).collect(),
         items: mmr.honest_items(&indexes),
         bytes: None,
+        encode: crate::compact::encode,
     };
     let baseline_items: Vec<[u8; 32]> = model::gen_proof_roles(n, &indexes)
         .into_iter()
         .map(|r| mmr.role_value(r))
         .collect();
-    let mut baseline = Baseline {
+    let mut baseline = Payload {
         leaves: indexes
             .iter()
             .map(|&i| (model::leaf_pos(i), mmr.leaf(i).unwrap()))
             .collect(),
         items: baseline_items,
         bytes: None,
+        encode: model::encode_baseline,
     };
     let mut args = args;
     let mut witness_mutations = Vec::new();

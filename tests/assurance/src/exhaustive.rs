@@ -195,6 +195,14 @@ impl Core {
         }
     }
 
+    /// Is `code` documented for this core's payload format?
+    fn documented(self, code: i8) -> bool {
+        match self {
+            Core::Rust | Core::C => crate::documented_compiled(code),
+            Core::Baseline => crate::documented_baseline(code),
+        }
+    }
+
     fn forgeries(self, st: &mut Stats) -> &mut u64 {
         match self {
             Core::Rust => &mut st.forgeries_compiled,
@@ -212,7 +220,6 @@ fn judge(
     tag: &str,
     codes: &[(Core, i8)],
     accepts: bool,
-    documented: fn(i8) -> bool,
     genuine: bool,
     honest: bool,
 ) {
@@ -242,7 +249,7 @@ fn judge(
             first.name()
         ));
     }
-    if !codes.iter().all(|&(_, c)| documented(c)) {
+    if !codes.iter().all(|&(core, c)| core.documented(c)) {
         st.undocumented += 1;
         st.findings
             .push(format!("{tag}: undocumented code ({})", listed()));
@@ -313,15 +320,7 @@ impl Ctx {
         let m = model::compiled_accepts(payload, root, self.n);
         let codes = [(Core::Rust, r), (Core::C, c)];
         let tag = format!("n={} compiled payload {}", self.n, crate::hex(payload));
-        judge(
-            st,
-            &tag,
-            &codes,
-            m,
-            crate::documented_compiled,
-            genuine,
-            honest,
-        );
+        judge(st, &tag, &codes, m, genuine, honest);
         r
     }
 
@@ -332,15 +331,7 @@ impl Ctx {
         let m = model::baseline_accepts(payload, root, self.n);
         let tag = format!("n={} baseline payload {}", self.n, crate::hex(payload));
         let codes = [(Core::Baseline, b)];
-        judge(
-            st,
-            &tag,
-            &codes,
-            m,
-            crate::documented_baseline,
-            genuine,
-            honest,
-        );
+        judge(st, &tag, &codes, m, genuine, honest);
         b
     }
 

@@ -155,23 +155,24 @@ pub fn compact_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
 
 /// The C core's `cc_verify`, version 2 (payload level).
 pub fn c_compact_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
-    // SAFETY: the C core reads at most `len` bytes of `payload` and 32 of `root`.
-    let rc = unsafe {
-        assurance_c_verify_compact(
-            payload.as_ptr(),
-            payload.len() as u64,
-            leaf_count,
-            root.as_ptr(),
-        )
-    };
-    rc as i8
+    c_verify(assurance_c_verify_compact, payload, root, leaf_count)
 }
 
 /// The C core's `cp_verify`, version 1 (payload level).
 pub fn c_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
+    c_verify(assurance_c_verify, payload, root, leaf_count)
+}
+
+/// One of the C core's payload verifiers, `cp_verify` or `cc_verify`, through its shim.
+fn c_verify(
+    verify: unsafe extern "C" fn(*const u8, u64, u64, *const u8) -> i32,
+    payload: &[u8],
+    root: &[u8; 32],
+    leaf_count: u64,
+) -> i8 {
     // SAFETY: the C core reads at most `len` bytes of `payload` and 32 of `root`.
     let rc = unsafe {
-        assurance_c_verify(
+        verify(
             payload.as_ptr(),
             payload.len() as u64,
             leaf_count,

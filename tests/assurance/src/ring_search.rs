@@ -11,7 +11,7 @@
 //! removed: the harness hands the core cells patched so the removed check passes, which is
 //! exactly what a core without it would accept.
 
-use crate::accumulator::{honest_append, honest_proof, model_size, prefix_root};
+use crate::accumulator::{honest_append, honest_proof, model_size, prefix_root, Ref};
 use crate::mmr::Mmr;
 use crate::report::{add_counters, Findings, Outcome, Report};
 use crate::ring_model::{self as model, Cell, APPEND, CREATE, EXTEND, IMPORT, KEEP};
@@ -227,14 +227,6 @@ pub struct Case<'c> {
 pub trait Subject {
     fn name(&self) -> String;
     fn code(&mut self, case: &Case) -> i8;
-}
-
-struct Ref;
-
-impl mmr_accumulator::Merge for Ref {
-    fn merge(left: &H, right: &H, out: &mut H) {
-        *out = crate::hash::merge(left, right);
-    }
 }
 
 fn ring_cells(cells: &[Cell]) -> Vec<RingCell<'_>> {

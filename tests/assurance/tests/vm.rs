@@ -57,51 +57,31 @@ fn mutated_transactions(cases: usize, seed: u64) {
             })
             .collect()
     };
-    let threads = 2;
     type Seen = BTreeMap<(char, i8), u64>;
-    let results: Vec<(Seen, u64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let inputs = &inputs;
-                s.spawn(move || {
-                    let mut seen: BTreeMap<(char, i8), u64> = BTreeMap::new();
-                    let mut format_independent = 0u64;
-                    for data in inputs.iter().skip(t).step_by(threads) {
-                        let case = decode(data);
-                        let codes = Codes {
-                            baseline: vm(
-                                Verifier::Baseline,
-                                &case.args,
-                                case.baseline_witness.as_deref(),
-                            ),
-                            compiled: vm(
-                                Verifier::Compiled,
-                                &case.args,
-                                case.compiled_witness.as_deref(),
-                            ),
-                            c: vm(Verifier::C, &case.args, case.compiled_witness.as_deref()),
-                        };
-                        let native = case.run_native();
-                        assert_eq!(
-                            codes,
-                            native,
-                            "VM and native cores differ\n{}",
-                            case.describe()
-                        );
-                        if let Err(e) = case.check(codes) {
-                            panic!("{e}");
-                        }
-                        *seen.entry(('b', codes.baseline)).or_default() += 1;
-                        *seen.entry(('c', codes.compiled)).or_default() += 1;
-                        format_independent += case.format_independent as u64;
-                    }
-                    (seen, format_independent)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let mut seen: BTreeMap<(char, i8), u64> = BTreeMap::new();
+    let each = |data: &Vec<u8>, (seen, format_independent): &mut (Seen, u64)| {
+        let case = decode(data);
+        let on_vm = |v, witness: &Option<Vec<u8>>| vm(v, &case.args, witness.as_deref());
+        let codes = Codes {
+            baseline: on_vm(Verifier::Baseline, &case.baseline_witness),
+            compiled: on_vm(Verifier::Compiled, &case.compiled_witness),
+            c: on_vm(Verifier::C, &case.compiled_witness),
+        };
+        let native = case.run_native();
+        assert_eq!(
+            codes,
+            native,
+            "VM and native cores differ\n{}",
+            case.describe()
+        );
+        if let Err(e) = case.check(codes) {
+            panic!("{e}");
+        }
+        *seen.entry(('b', codes.baseline)).or_default() += 1;
+        *seen.entry(('c', codes.compiled)).or_default() += 1;
+        *format_independent += case.format_independent as u64;
+    };
+    let results = assurance::on_threads(&inputs, 2, each);
+    let mut seen: Seen = BTreeMap::new();
     let mut format_independent = 0;
     for (s, f) in results {
         for (k, v) in s {

@@ -14,14 +14,8 @@ pub(super) fn history(s: &mut Search, tag: u8, n0: u64) {
     };
     s.n0 = n0;
     creation(s, tag, &state, &payload);
-    let size = size_of(&state).unwrap();
-    let mut cells = vec![head_cell(&state, &vec![size; k as usize - 1], LOCK_A)];
-    cells.extend((0..k).map(|_| Cell {
-        data: state.clone(),
-        lock: LOCK_A,
-    }));
     let live = Live {
-        cells,
+        cells: ring_of(&state, k, LOCK_A),
         path: vec![state],
         n: n0,
     };
@@ -31,7 +25,6 @@ pub(super) fn history(s: &mut Search, tag: u8, n0: u64) {
 /// The candidates at one state, then a hand-over `KEEP` and every honest step from there.
 fn explore(s: &mut Search, live: &Live) {
     s.st.states += 1;
-    let k = s.k;
     steps(s, live);
     keeps(s, live);
     shapes(s, live);
@@ -51,7 +44,17 @@ fn explore(s: &mut Search, live: &Live) {
             explore(s, &after);
         }
     }
-    let _ = k;
+}
+
+/// A fresh ring holding `state`: the head (every older size the state's) and `k` snapshots.
+fn ring_of(state: &[u8], k: u8, lock: H) -> Vec<Cell> {
+    let size = size_of(state).unwrap();
+    let mut cells = vec![head_cell(state, &vec![size; k as usize - 1], lock)];
+    cells.extend((0..k).map(|_| Cell {
+        data: state.to_vec(),
+        lock,
+    }));
+    cells
 }
 
 /// The honest step from `live` to `m` leaves by `tag`: the transaction and the ring after it.
@@ -126,6 +129,10 @@ fn steps(s: &mut Search, live: &Live) {
         t.honest = honest;
         s.run(Some(live), &t, None);
     };
+    // The base step's inputs, with other outputs or payload.
+    let on_base = |s: &mut Search, outs: Vec<Cell>, payload: &[u8], what, honest| {
+        run(s, vec![hi, oldest], outs, payload, what, honest)
+    };
     // Honest, in every order of the two inputs and the two outputs.
     for ins in [vec![hi, oldest], vec![oldest, hi]] {
         for outs in [vec![ho.clone(), so.clone()], vec![so.clone(), ho.clone()]] {
@@ -158,9 +165,8 @@ fn steps(s: &mut Search, live: &Live) {
             data: x.clone(),
             lock: ho.lock,
         };
-        run(
+        on_base(
             s,
-            vec![hi, oldest],
             vec![ho.clone(), snap.clone()],
             &p,
             "snapshot holds another state",
@@ -168,9 +174,8 @@ fn steps(s: &mut Search, live: &Live) {
         );
         let head = head_cell(x, &older, ho.lock);
         for payload in [&p, extend] {
-            run(
+            on_base(
                 s,
-                vec![hi, oldest],
                 vec![head.clone(), snap.clone()],
                 payload,
                 "both hold another state",
@@ -193,9 +198,8 @@ fn steps(s: &mut Search, live: &Live) {
         }
     }
     for o in &olders {
-        run(
+        on_base(
             s,
-            vec![hi, oldest],
             vec![head_cell(&ho.data[..40], o, ho.lock), so.clone()],
             &p,
             "older changed",
@@ -208,23 +212,15 @@ fn steps(s: &mut Search, live: &Live) {
             data: resized(&ho.data, len),
             lock: ho.lock,
         };
-        run(
-            s,
-            vec![hi, oldest],
-            vec![head, so.clone()],
-            &p,
-            "head output length",
-            false,
-        );
+        on_base(s, vec![head, so.clone()], &p, "head output length", false);
     }
     for len in lengths(hl, false) {
         let snap = Cell {
             data: resized(&ho.data, len),
             lock: ho.lock,
         };
-        run(
+        on_base(
             s,
-            vec![hi, oldest],
             vec![ho.clone(), snap],
             &p,
             "snapshot output length",
@@ -244,9 +240,8 @@ fn steps(s: &mut Search, live: &Live) {
     // Every tag on this shape.
     for payload in tagged(&p[1..]) {
         let honest = payload == p;
-        run(
+        on_base(
             s,
-            vec![hi, oldest],
             vec![ho.clone(), so.clone()],
             &payload,
             "tag on a step",
@@ -358,13 +353,7 @@ fn shapes(s: &mut Search, live: &Live) {
         }
     }
     let state = &live.path[live.path.len() - 1];
-    let size = size_of(state).unwrap();
-    let lock = live.cells[hi].lock;
-    let mut outs = vec![head_cell(state, &vec![size; k as usize - 1], lock)];
-    outs.extend((0..k).map(|_| Cell {
-        data: state.clone(),
-        lock,
-    }));
+    let outs = ring_of(state, k, live.cells[hi].lock);
     s.run(
         Some(live),
         &tx(Vec::new(), outs, &[IMPORT], "second creation"),
@@ -377,16 +366,7 @@ fn creation(s: &mut Search, tag: u8, state: &[u8], payload: &[u8]) {
     let (k, h, n0) = (s.k, s.h, s.n0);
     let hl = model::head_len(k);
     let size = size_of(state).unwrap();
-    let ring_of = |st: &[u8], lock: H| -> Vec<Cell> {
-        let sz = size_of(st).unwrap();
-        let mut cells = vec![head_cell(st, &vec![sz; k as usize - 1], lock)];
-        cells.extend((0..k).map(|_| Cell {
-            data: st.to_vec(),
-            lock,
-        }));
-        cells
-    };
-    let honest = ring_of(state, LOCK_A);
+    let honest = ring_of(state, k, LOCK_A);
     let run = |s: &mut Search, outs: Vec<Cell>, payload: &[u8], what, honest| {
         let mut t = tx(Vec::new(), outs, payload, what);
         t.honest = honest;
@@ -427,7 +407,7 @@ fn creation(s: &mut Search, tag: u8, state: &[u8], payload: &[u8]) {
         }
         run(
             s,
-            ring_of(x, LOCK_A),
+            ring_of(x, k, LOCK_A),
             payload,
             "creation of another state",
             false,
