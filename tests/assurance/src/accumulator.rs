@@ -67,12 +67,8 @@ pub fn model_leaf_count(size: u64) -> Option<u64> {
 
 /// Bagging right to left: `acc = last; acc = merge(acc, previous)`.
 pub fn model_bag(peaks: &[H]) -> Option<H> {
-    let mut it = peaks.iter().rev();
-    let mut acc = *it.next()?;
-    for p in it {
-        acc = merge(&acc, p);
-    }
-    Some(acc)
+    let (last, rest) = peaks.split_last()?;
+    Some(rest.iter().rev().fold(*last, |acc, p| merge(&acc, p)))
 }
 
 /// The MMR built from `peaks` (their heights from `old_leaves`' split) by pushing `leaves`;
@@ -678,16 +674,9 @@ fn proofs(
         if len > full {
             return out;
         }
-        let total = pool.len().pow(len as u32);
-        for mut i in 0..total {
-            let mut p = Vec::with_capacity(32 * len);
-            for _ in 0..len {
-                p.extend_from_slice(&pool[i % pool.len()]);
-                i /= pool.len();
-            }
-            out.push(p);
-        }
-        return out;
+        return crate::tuples(pool.len(), len)
+            .map(|t| t.iter().flat_map(|&i| pool[i]).collect())
+            .collect();
     }
     let base = base.unwrap().to_vec();
     out.push(base.clone());
@@ -712,6 +701,13 @@ fn proofs(
     out
 }
 
+/// A copy of `body` changed by `f`.
+fn edited(body: &[u8], f: &dyn Fn(&mut Vec<u8>)) -> Vec<u8> {
+    let mut b = body.to_vec();
+    f(&mut b);
+    b
+}
+
 /// The exhaustive search against `variant`.
 pub fn run(cfg: &Config, variant: Variant) -> Stats {
     let mut st = Stats::default();
@@ -726,17 +722,14 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
         for l in &history.leaves[..k as usize] {
             body.extend_from_slice(l);
         }
+        let edit = |f: &dyn Fn(&mut Vec<u8>)| edited(&body, f);
         let mut cases: Vec<Vec<u8>> = (0..body.len()).map(|c| body[..c].to_vec()).collect();
         cases.push(body.clone());
         for extra in [1usize, 31, 32, 33] {
-            let mut b = body.clone();
-            b.extend(std::iter::repeat_n(0xee, extra));
-            cases.push(b);
+            cases.push(edit(&|b| b.extend(std::iter::repeat_n(0xee, extra))));
         }
         for count in [0u32, k as u32 - 1, k as u32 + 1, u32::MAX] {
-            let mut b = body.clone();
-            b[..4].copy_from_slice(&count.to_le_bytes());
-            cases.push(b);
+            cases.push(edit(&|b| b[..4].copy_from_slice(&count.to_le_bytes())));
         }
         for b in cases {
             st.create_cases += 1;
@@ -775,56 +768,44 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
             if m > n {
                 let body = honest_append(&history, n, m);
                 let p = perfect_trees(n).len();
+                let edit = |f: &dyn Fn(&mut Vec<u8>)| edited(&body, f);
                 let mut cases: Vec<Vec<u8>> = vec![body.clone()];
                 for cut in 0..body.len() {
                     cases.push(body[..cut].to_vec());
                 }
                 for extra in [1usize, 31, 32, 33, 64] {
-                    let mut b = body.clone();
-                    b.extend(std::iter::repeat_n(0x5a, extra));
-                    cases.push(b);
+                    cases.push(edit(&|b| b.extend(std::iter::repeat_n(0x5a, extra))));
                 }
                 let k = (m - n) as u32;
                 for count in [0u32, k - 1, k + 1, u32::MAX] {
-                    let mut b = body.clone();
-                    b[32 * p..32 * p + 4].copy_from_slice(&count.to_le_bytes());
-                    cases.push(b);
+                    cases.push(edit(&|b| {
+                        b[32 * p..32 * p + 4].copy_from_slice(&count.to_le_bytes())
+                    }));
                 }
                 for slot in 0..p {
+                    let at = 32 * slot;
                     for v in &pool {
-                        let mut b = body.clone();
-                        b[32 * slot..32 * slot + 32].copy_from_slice(v);
-                        cases.push(b);
+                        cases.push(edit(&|b| b[at..at + 32].copy_from_slice(v)));
                     }
                     // A peak dropped.
-                    let mut b = body.clone();
-                    b.drain(32 * slot..32 * slot + 32);
-                    cases.push(b);
+                    cases.push(edit(&|b| drop(b.drain(at..at + 32))));
                     for other in slot + 1..p {
-                        let mut b = body.clone();
-                        let (x, y) = (
-                            body[32 * slot..32 * slot + 32].to_vec(),
-                            body[32 * other..32 * other + 32].to_vec(),
-                        );
-                        b[32 * slot..32 * slot + 32].copy_from_slice(&y);
-                        b[32 * other..32 * other + 32].copy_from_slice(&x);
-                        cases.push(b);
+                        cases.push(edit(&|b| {
+                            let (left, right) = b.split_at_mut(32 * other);
+                            left[at..at + 32].swap_with_slice(&mut right[..32]);
+                        }));
                     }
                 }
                 for at in 0..=p {
                     for v in &pool {
-                        let mut b = body.clone();
-                        b.splice(32 * at..32 * at, v.iter().copied());
-                        cases.push(b);
+                        cases.push(edit(&|b| drop(b.splice(32 * at..32 * at, *v))));
                     }
                 }
                 // Leaves replaced by pool values (still honest appends of other leaves).
                 for leaf in 0..k as usize {
+                    let at = 32 * p + 4 + 32 * leaf;
                     for v in pool.iter().take(8) {
-                        let mut b = body.clone();
-                        let at = 32 * p + 4 + 32 * leaf;
-                        b[at..at + 32].copy_from_slice(v);
-                        cases.push(b);
+                        cases.push(edit(&|b| b[at..at + 32].copy_from_slice(v)));
                     }
                 }
                 if n == 1 {

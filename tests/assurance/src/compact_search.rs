@@ -38,6 +38,7 @@ use crate::compact_model::{self as model, code, varint};
 use crate::compact_native::{CoreFn, Variant, C_COMPACT_CORE};
 use crate::mmr::Mmr;
 use crate::report::{add_counters, Findings, Outcome, Report};
+use crate::tuples;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone)]
@@ -361,19 +362,6 @@ fn malformed(v: u64) -> Vec<Vec<u8>> {
     *swallow.last_mut().unwrap() |= 0x80;
     out.push(swallow);
     out
-}
-
-/// Every `slots`-tuple of `pool` indexes, the first slot turning fastest.
-fn tuples(base: usize, slots: usize) -> impl Iterator<Item = Vec<usize>> {
-    (0..(base as u64).pow(slots as u32)).map(move |mut x| {
-        (0..slots)
-            .map(|_| {
-                let v = (x % base as u64) as usize;
-                x /= base as u64;
-                v
-            })
-            .collect()
-    })
 }
 
 /// Every choice of at most `changes` distinct slots of `slots`, ascending.

@@ -668,16 +668,7 @@ fn single_indexes(ctx: &Ctx) -> Vec<u64> {
 /// Every `slots`-tuple of values from `pool` (|pool|^slots of them), the first slot turning
 /// fastest.
 fn tuples(pool: &[[u8; 32]], slots: usize) -> impl Iterator<Item = Vec<[u8; 32]>> + '_ {
-    let base = pool.len() as u64;
-    (0..base.pow(slots as u32)).map(move |mut x| {
-        (0..slots)
-            .map(|_| {
-                let v = pool[(x % base) as usize];
-                x /= base;
-                v
-            })
-            .collect()
-    })
+    crate::tuples(pool.len(), slots).map(|t| t.into_iter().map(|i| pool[i]).collect())
 }
 
 fn baseline_single(ctx: &Ctx, cfg: &Config, pos: u64, st: &mut Stats) {

@@ -53,6 +53,20 @@ pub fn documented_compiled(code: i8) -> bool {
     matches!(code, 0..=9 | 40..=68 | 90..=92)
 }
 
+/// Every `slots`-tuple of indexes below `base` (`base^slots` of them), the first slot turning
+/// fastest.
+pub fn tuples(base: usize, slots: usize) -> impl Iterator<Item = Vec<usize>> {
+    (0..(base as u64).pow(slots as u32)).map(move |mut x| {
+        (0..slots)
+            .map(|_| {
+                let v = (x % base as u64) as usize;
+                x /= base as u64;
+                v
+            })
+            .collect()
+    })
+}
+
 /// Runs `each` on every task over `threads` scoped worker threads, which take the tasks in
 /// order, one at a time (callers put the long ones first); returns each worker's counters.
 pub fn on_threads<T: Sync, S: Default + Send>(

@@ -179,11 +179,13 @@ pub fn root_of(
             peak_hashes.push(*items.get(&Role::Peak(k))?);
         }
     }
-    let mut acc = *peak_hashes.last()?;
-    for p in peak_hashes.iter().rev().skip(1) {
-        acc = merge(&acc, p);
-    }
-    Some(acc)
+    bag(&peak_hashes)
+}
+
+/// Bagging right to left: the last peak, merged with each one before it.
+fn bag(peaks: &[[u8; 32]]) -> Option<[u8; 32]> {
+    let (last, rest) = peaks.split_last()?;
+    Some(rest.iter().rev().fold(*last, |acc, p| merge(&acc, p)))
 }
 
 fn node_hash(
@@ -542,15 +544,11 @@ pub fn witness_lock(w: &[u8]) -> Option<&[u8]> {
     if total != w.len() {
         return None;
     }
-    let mut offsets = Vec::new();
     let first = r.u32()? as usize;
     if first != 16 {
         return None; // 16 = 4 * (1 + 3 fields)
     }
-    offsets.push(first);
-    offsets.push(r.u32()? as usize);
-    offsets.push(r.u32()? as usize);
-    offsets.push(total);
+    let offsets = [first, r.u32()? as usize, r.u32()? as usize, total];
     let mut fields = Vec::new();
     for k in 0..3 {
         let (s, e) = (offsets[k], offsets[k + 1]);
@@ -627,11 +625,7 @@ pub fn role_value(mmr: &Mmr, role: Role) -> [u8; 32] {
         Role::Peak(k) => mmr.node(peaks[k].0, peaks[k].1),
         Role::Bag(k) => {
             let hashes: Vec<[u8; 32]> = peaks[k..].iter().map(|&(f, h)| mmr.node(f, h)).collect();
-            let mut acc = *hashes.last().unwrap();
-            for p in hashes.iter().rev().skip(1) {
-                acc = merge(&acc, p);
-            }
-            acc
+            bag(&hashes).unwrap()
         }
     }
 }

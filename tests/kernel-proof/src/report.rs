@@ -70,17 +70,23 @@ pub fn declaration_errors(decl: &Declarations, proved: &[Proved]) -> Vec<String>
     errs
 }
 
-/// The merge as blake2b-rs computes it: the independent reference both the specification's
+/// BLAKE2b as blake2b-rs computes it: the independent reference both the specification's
 /// self-check and the concrete runs of the proved kernel are compared with.
-fn reference_merge(l: &[u8; 32], r: &[u8; 32]) -> [u8; 32] {
-    let mut h = blake2b_rs::Blake2bBuilder::new(32)
-        .personal(&spec::CKB_PERSONAL)
+fn reference(out_len: usize, key: &[u8], personal: &[u8; 16], data: &[u8]) -> Vec<u8> {
+    let mut h = blake2b_rs::Blake2bBuilder::new(out_len)
+        .personal(personal)
+        .key(key)
         .build();
-    h.update(l);
-    h.update(r);
-    let mut out = [0u8; 32];
+    h.update(data);
+    let mut out = vec![0u8; out_len];
     h.finalize(&mut out);
     out
+}
+
+/// The merge by [`reference`].
+fn reference_merge(l: &[u8; 32], r: &[u8; 32]) -> [u8; 32] {
+    let out = reference(32, &[], &spec::CKB_PERSONAL, &[&l[..], &r[..]].concat());
+    out.try_into().unwrap()
 }
 
 /// Checks the specification transcription against blake2b-rs (the reference C
@@ -125,14 +131,9 @@ pub fn spec_self_check(n: usize) -> Result<usize, String> {
         } else {
             [0; 16]
         };
-        let mut want = vec![0u8; out_len];
-        let mut h = blake2b_rs::Blake2bBuilder::new(out_len)
-            .personal(&personal)
-            .key(&key)
-            .build();
-        h.update(&data);
-        h.finalize(&mut want);
-        if spec::blake2b(out_len, &key, &personal, &data) != want {
+        if spec::blake2b(out_len, &key, &personal, &data)
+            != reference(out_len, &key, &personal, &data)
+        {
             return Err(format!(
                 "specification: {len}-byte message, {key_len}-byte key, {out_len}-byte digest differs from blake2b-rs"
             ));
@@ -316,7 +317,9 @@ pub fn run(opts: &Options) -> Outcome {
     let mut t = String::new();
     let mut ok = true;
     let mut proved_names = std::collections::BTreeSet::new();
-    let fail = |t: &mut String, msg: String| {
+    // Every failure is printed and makes the outcome not ok.
+    let fail = |t: &mut String, ok: &mut bool, msg: String| {
+        *ok = false;
         let _ = writeln!(t, "FAIL: {msg}");
     };
     match spec_self_check(opts.spec_samples) {
@@ -326,15 +329,12 @@ pub fn run(opts: &Options) -> Outcome {
                 "specification: RFC 7693 BLAKE2b-512(\"abc\") and {n} comparisons with blake2b-rs agree"
             );
         }
-        Err(e) => {
-            ok = false;
-            fail(&mut t, e);
-        }
+        Err(e) => fail(&mut t, &mut ok, e),
     }
     let decl = match declarations(&opts.root) {
         Ok(d) => d,
         Err(e) => {
-            fail(&mut t, e);
+            fail(&mut t, &mut ok, e);
             return Outcome {
                 text: t,
                 ok: false,
@@ -351,33 +351,22 @@ pub fn run(opts: &Options) -> Outcome {
                     match Image::read_file(s) {
                         Ok(si) if same_loaded_bytes(&img, &si) => {}
                         Ok(_) => {
-                            ok = false;
-                            fail(
-                                &mut t,
-                                format!("{}: loaded bytes differ from {label}'s", s.display()),
-                            );
+                            let why =
+                                format!("{}: loaded bytes differ from {label}'s", s.display());
+                            fail(&mut t, &mut ok, why);
                         }
-                        Err(e) => {
-                            ok = false;
-                            fail(&mut t, e);
-                        }
+                        Err(e) => fail(&mut t, &mut ok, e),
                     }
                 }
                 images.push((label, img));
             }
-            Err(e) => {
-                ok = false;
-                fail(&mut t, e);
-            }
+            Err(e) => fail(&mut t, &mut ok, e),
         }
     }
     if let Some(dir) = &opts.assemble_into {
         match assemble(&opts.root, dir).and_then(|p| Image::read_file(&p)) {
             Ok(img) => images.push((format!("{KERNEL_SOURCE} (clang-19 + ld.lld-19)"), img)),
-            Err(e) => {
-                ok = false;
-                fail(&mut t, e);
-            }
+            Err(e) => fail(&mut t, &mut ok, e),
         }
     }
     let mut with_kernel = 0;
@@ -424,11 +413,14 @@ pub fn run(opts: &Options) -> Outcome {
         } else {
             labels.join(", ")
         };
-        fail(&mut t, format!("{e} (in {which})"));
+        fail(&mut t, &mut ok, format!("{e} (in {which})"));
     }
     if with_kernel == 0 {
-        ok = false;
-        fail(&mut t, "no image with the kernel was checked".into());
+        fail(
+            &mut t,
+            &mut ok,
+            "no image with the kernel was checked".into(),
+        );
     }
     // Effects of each entry (the same in every image when all is well), and the call sites.
     let _ = writeln!(
@@ -457,14 +449,11 @@ pub fn run(opts: &Options) -> Outcome {
     for s in &decl.sites {
         let _ = writeln!(t, "  {:<58} {:<28} inputs {}", s.origin, s.entry, s.inputs);
         if !proved_names.contains(s.entry.as_str()) {
-            ok = false;
-            fail(
-                &mut t,
-                format!(
-                    "{}: calls {}, which no checked image proves",
-                    s.origin, s.entry
-                ),
+            let why = format!(
+                "{}: calls {}, which no checked image proves",
+                s.origin, s.entry
             );
+            fail(&mut t, &mut ok, why);
         }
     }
     let all = ENTRIES
