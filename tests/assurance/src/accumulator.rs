@@ -280,18 +280,14 @@ pub fn model_ancestry_roots(old_size: u64, new_size: u64, proof: &[u8]) -> Resul
 /// The honest ancestry proof from the first `n` leaves of `history` to the first `m`, from
 /// the model's slots and the node-by-node MMR.
 pub fn honest_proof(history: &Mmr, n: u64, m: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    for slot in model_slots(n, m) {
-        let v = match slot {
-            Slot::OldPeak(f, h) | Slot::NewNode(f, h) => history.node(f, h),
-            Slot::Tail(peaks) => {
-                let vals: Vec<H> = peaks.iter().map(|&(f, h)| history.node(f, h)).collect();
-                model_bag(&vals).unwrap()
-            }
-        };
-        out.extend_from_slice(&v);
-    }
-    out
+    let item = |slot| match slot {
+        Slot::OldPeak(f, h) | Slot::NewNode(f, h) => history.node(f, h),
+        Slot::Tail(peaks) => {
+            let vals: Vec<H> = peaks.iter().map(|&(f, h)| history.node(f, h)).collect();
+            model_bag(&vals).unwrap()
+        }
+    };
+    model_slots(n, m).into_iter().flat_map(item).collect()
 }
 
 /// How an accepted ancestry claim from the history's honest `n`-leaf commitment relates to

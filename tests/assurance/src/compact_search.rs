@@ -527,13 +527,10 @@ fn headers(ctx: &Ctx, cfg: &Config, st: &mut Stats) {
 
 /// Every gap tuple of length `1..=max_claim` over `ctx.gaps`.
 fn gap_tuples(ctx: &Ctx, max_claim: usize) -> Vec<Vec<u64>> {
-    let mut out = Vec::new();
-    for k in 1..=max_claim {
-        for t in tuples(ctx.gaps.len(), k) {
-            out.push(t.into_iter().map(|j| ctx.gaps[j]).collect());
-        }
-    }
-    out
+    (1..=max_claim)
+        .flat_map(|k| tuples(ctx.gaps.len(), k))
+        .map(|t| t.into_iter().map(|j| ctx.gaps[j]).collect())
+        .collect()
 }
 
 /// Runs the search.

@@ -335,16 +335,18 @@ impl SplitMix {
         }
         b
     }
+
+    /// Input `i` of a sample: `first` when `i` is 0, else a random (left, right) pair.
+    pub fn pair(&mut self, i: usize, first: [[u8; 32]; 2]) -> ([u8; 32], [u8; 32]) {
+        match i {
+            0 => (first[0], first[1]),
+            _ => (self.bytes32(), self.bytes32()),
+        }
+    }
 }
 
 pub fn words(b: &[u8; 32]) -> [u64; 4] {
-    let mut w = [0u64; 4];
-    for (i, x) in w.iter_mut().enumerate() {
-        let mut t = [0u8; 8];
-        t.copy_from_slice(&b[8 * i..8 * i + 8]);
-        *x = u64::from_le_bytes(t);
-    }
-    w
+    std::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap()))
 }
 
 /// Where the concrete runs put the inputs and the return address: outside any image the

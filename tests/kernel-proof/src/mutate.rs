@@ -271,11 +271,7 @@ pub fn judge(
             Err(Failure::Mismatch { .. }) => {
                 let mut rng = SplitMix(pc ^ 0x5eed);
                 for t in 0..ctx.tries {
-                    let (l, r) = if t == 0 {
-                        ([0u8; 32], [0u8; 32])
-                    } else {
-                        (rng.bytes32(), rng.bytes32())
-                    };
+                    let (l, r) = rng.pair(t, [[0; 32]; 2]);
                     match check::run_concrete(img, e, *addr, l, r, &mut rng, patch) {
                         Ok(out) if out == check::spec_concrete(&l, &r) => {}
                         _ => return Verdict::Output,

@@ -107,11 +107,7 @@ pub fn spec_self_check(n: usize) -> Result<usize, String> {
     let mut count = 1;
     let mut rng = SplitMix(0x6b65_726e_656c);
     for i in 0..n {
-        let (l, r) = if i == 0 {
-            ([0u8; 32], [0u8; 32])
-        } else {
-            (rng.bytes32(), rng.bytes32())
-        };
+        let (l, r) = rng.pair(i, [[0; 32]; 2]);
         let want = reference_merge(&l, &r);
         let got = check::spec_concrete(&l, &r);
         if check::words(&want) != got {
@@ -213,11 +209,7 @@ pub fn check_image(label: &str, img: &Image, decl: &Declarations, concrete: usiz
             Ok(p) => {
                 let mut rng = SplitMix(p.addr);
                 for i in 0..concrete {
-                    let (l, r) = if i == 0 {
-                        ([0xff; 32], [0u8; 32])
-                    } else {
-                        (rng.bytes32(), rng.bytes32())
-                    };
+                    let (l, r) = rng.pair(i, [[0xff; 32], [0; 32]]);
                     let want = reference_merge(&l, &r);
                     match check::run_concrete(img, e, p.addr, l, r, &mut rng, &|_| None) {
                         Ok(w) if w == check::words(&want) => {}
@@ -264,11 +256,7 @@ fn hex(b: &[u8]) -> String {
 fn counterexample(img: &Image, e: &check::Entry, addr: u64) -> String {
     let mut rng = SplitMix(0xc0de);
     for i in 0..64 {
-        let (l, r) = if i == 0 {
-            ([0u8; 32], [0u8; 32])
-        } else {
-            (rng.bytes32(), rng.bytes32())
-        };
+        let (l, r) = rng.pair(i, [[0; 32]; 2]);
         let want = check::spec_concrete(&l, &r);
         let got = check::run_concrete(img, e, addr, l, r, &mut rng, &|_| None);
         let to_bytes = |w: [u64; 4]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
