@@ -36,16 +36,12 @@ fn main() {
 
     let mut structural = String::new();
     let mut count = 0usize;
-    let mut p_line = |s: &mut String, mmr: &Mmr, payload: &[u8], label: &str| {
+    let mut p_line = |mmr: &Mmr, payload: &[u8], label: &str| {
         let r = native::compact_payload(payload, &mmr.root, mmr.leaf_count());
         let c = native::c_compact_payload(payload, &mmr.root, mmr.leaf_count());
         assert_eq!(r, c, "Rust and C differ on {}", hex(payload));
-        let p = if payload.is_empty() {
-            "-".to_string()
-        } else {
-            hex(payload)
-        };
-        writeln!(s, "P {p} {} {} {r} {label}", hex(&mmr.root), mmr.mmr_size()).unwrap();
+        let (p, root, size) = (hex_or_dash(payload), hex(&mmr.root), mmr.mmr_size());
+        writeln!(structural, "P {p} {root} {size} {r} {label}").unwrap();
         count += 1;
     };
     for n in 1..=9u64 {
@@ -64,7 +60,6 @@ fn main() {
                         (0..k).map(|j| pool[(start + 7 * j) % pool.len()]).collect();
                     let payload = compact::encode(&[(index, value)], &items);
                     p_line(
-                        &mut structural,
                         &mmr,
                         &payload,
                         &format!("n{n}-i{index}-items{k}-from{start}"),
@@ -75,11 +70,9 @@ fn main() {
         if n <= 7 {
             for m in 1..(1u64 << n) {
                 let indexes: Vec<u64> = (0..n).filter(|i| m >> i & 1 == 1).collect();
-                let payload = compact::honest(&mmr, &indexes);
                 p_line(
-                    &mut structural,
                     &mmr,
-                    &payload,
+                    &compact::honest(&mmr, &indexes),
                     &format!("honest-n{n}-m{m}"),
                 );
             }
@@ -104,16 +97,8 @@ fn main() {
             let r = native::compiled_lock(&case.args, w);
             let c = native::c_lock(&case.args, w);
             assert_eq!(r, c, "Rust and C differ on {}", path.display());
-            let a = if case.args.is_empty() {
-                "-".to_string()
-            } else {
-                hex(&case.args)
-            };
-            let w = match w {
-                None => "none".to_string(),
-                Some([]) => "-".to_string(),
-                Some(w) => hex(w),
-            };
+            let a = hex_or_dash(&case.args);
+            let w = w.map_or("none".to_string(), hex_or_dash);
             let name = path.file_name().unwrap().to_string_lossy().to_string();
             writeln!(corpus, "L {a} {w} {r} {name}").unwrap();
             files += 1;
@@ -121,4 +106,13 @@ fn main() {
     }
     std::fs::write(format!("{out}/corpus.vec"), &corpus).expect("write");
     println!("{count} structural vectors and {files} corpus vectors written to {out}");
+}
+
+/// Hex, or `-` for no bytes.
+fn hex_or_dash(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        "-".to_string()
+    } else {
+        hex(bytes)
+    }
 }
