@@ -59,28 +59,23 @@ fn exit_codes_of_the_command() {
 /// is the mutation run's help alone.
 #[test]
 fn usage_errors_are_one_line() {
-    for (args, names) in [
+    let cases: [(&[&str], &[&str]); 5] = [
         (
-            &["--frobnicate"][..],
-            &["'--frobnicate'", "(kernel-proof --help)"][..],
+            &["--frobnicate"],
+            &["'--frobnicate'", "(kernel-proof --help)"],
+        ),
+        (&["--elf"], &["'--elf <FILE.debug>'", "a value is required"]),
+        (
+            &["mutants", "--every", "0"],
+            &["'0'", "--every", "(kernel-proof mutants --help)"],
         ),
         (
-            &["--elf"][..],
-            &["'--elf <FILE.debug>'", "a value is required"][..],
+            &["mutants", "--no-source"],
+            &["'--no-source'", "(kernel-proof mutants --help)"],
         ),
-        (
-            &["mutants", "--every", "0"][..],
-            &["'0'", "--every", "(kernel-proof mutants --help)"][..],
-        ),
-        (
-            &["mutants", "--no-source"][..],
-            &["'--no-source'", "(kernel-proof mutants --help)"][..],
-        ),
-        (
-            &["--every", "2"][..],
-            &["'--every'", "(kernel-proof --help)"][..],
-        ),
-    ] {
+        (&["--every", "2"], &["'--every'", "(kernel-proof --help)"]),
+    ];
+    for (args, names) in cases {
         let out = Command::new(env!("CARGO_BIN_EXE_kernel-proof"))
             .args(args)
             .output()

@@ -52,20 +52,13 @@ fn a_wrong_parameter_changes_the_expressions() {
     let want = spec_outputs(&mut arena);
     let left = [0u8, 1, 2, 3].map(|i| arena.var(Var::Word(Side::Left, i)));
     let right = [0u8, 1, 2, 3].map(|i| arena.var(Var::Word(Side::Right, i)));
-    let p = spec::parameter_block(32, 0, &[0; 16], b"ckb-default-hasH");
-    let variants = [
-        (p, 64u128, true),
-        (
-            spec::parameter_block(32, 0, &[0; 16], &spec::CKB_PERSONAL),
-            65,
-            true,
-        ),
-    ];
-    for (p, t, last) in variants.into_iter().chain([(
-        spec::parameter_block(32, 0, &[0; 16], &spec::CKB_PERSONAL),
-        64,
-        false,
-    )]) {
+    let ckb = spec::parameter_block(32, 0, &[0; 16], &spec::CKB_PERSONAL);
+    let other_personal = spec::parameter_block(32, 0, &[0; 16], b"ckb-default-hasH");
+    for (p, t, last) in [
+        (other_personal, 64u128, true),
+        (ckb, 65, true),
+        (ckb, 64, false),
+    ] {
         let h = std::array::from_fn(|i| arena.konst(spec::IV[i] ^ p[i]));
         let zero = arena.konst(0);
         let mut m = [zero; 16];
