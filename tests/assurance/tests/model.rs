@@ -3,7 +3,7 @@
 //! MMR build for positions and sizes, and the project's compiler for the compiled encoding.
 
 use assurance::mmr::Mmr;
-use assurance::model;
+use assurance::{model, native};
 
 #[test]
 fn sizes_and_positions_match_the_built_mmr() {
@@ -37,13 +37,8 @@ fn sizes_and_positions_match_the_built_mmr() {
             mmr_lock::mmr::leaf_count(size)
         );
     }
-    for size in [
-        1u64 << 50,
-        (1 << 50) + 1,
-        (1 << 50) - 1,
-        u64::MAX,
-        (1 << 50) - 50,
-    ] {
+    let limit = 1u64 << 50;
+    for size in [limit, limit + 1, limit - 1, u64::MAX, limit - 50] {
         assert_eq!(
             model::leaf_count_of_size(size),
             mmr_lock::mmr::leaf_count(size),
@@ -98,14 +93,8 @@ fn honest_proofs_match_upstream_and_are_accepted() {
             assert!(model::baseline_accepts(&baseline, &mmr.root, n));
             assert!(model::compiled_accepts(&compiled, &mmr.root, n));
             assert!(assurance::compact::accepts(&compact, &mmr.root, n));
-            assert_eq!(
-                assurance::native::compact_payload(&compact, &mmr.root, n),
-                0
-            );
-            assert_eq!(
-                assurance::native::c_compact_payload(&compact, &mmr.root, n),
-                0
-            );
+            assert_eq!(native::compact_payload(&compact, &mmr.root, n), 0);
+            assert_eq!(native::c_compact_payload(&compact, &mmr.root, n), 0);
             let args = mmr.args();
             for (format, payload) in [
                 (model::Format::Baseline, &baseline),
@@ -115,18 +104,13 @@ fn honest_proofs_match_upstream_and_are_accepted() {
                 let w = model::witness_args(payload);
                 assert!(model::lock_accepts(format, &args, Some(&w)));
             }
-            assert_eq!(
-                assurance::native::baseline_lock(&args, Some(&model::witness_args(&baseline))),
-                0
+            let (baseline_w, compact_w) = (
+                model::witness_args(&baseline),
+                model::witness_args(&compact),
             );
-            assert_eq!(
-                assurance::native::compiled_lock(&args, Some(&model::witness_args(&compact))),
-                0
-            );
-            assert_eq!(
-                assurance::native::c_lock(&args, Some(&model::witness_args(&compact))),
-                0
-            );
+            assert_eq!(native::baseline_lock(&args, Some(&baseline_w)), 0);
+            assert_eq!(native::compiled_lock(&args, Some(&compact_w)), 0);
+            assert_eq!(native::c_lock(&args, Some(&compact_w)), 0);
             // Every other bagging choice is valid too, for the model and both compiled cores.
             for k in model::bag_points(n, &indexes)
                 .into_iter()
@@ -139,8 +123,8 @@ fn honest_proofs_match_upstream_and_are_accepted() {
                     .collect();
                 let p = model::encode_compiled(&leaves, &model::honest_commands(&mmr, &indexes, k));
                 assert!(model::compiled_accepts(&p, &mmr.root, n));
-                assert_eq!(assurance::native::compiled_payload(&p, &mmr.root, n), 0);
-                assert_eq!(assurance::native::c_payload(&p, &mmr.root, n), 0);
+                assert_eq!(native::compiled_payload(&p, &mmr.root, n), 0);
+                assert_eq!(native::c_payload(&p, &mmr.root, n), 0);
             }
             checked += 1;
         }

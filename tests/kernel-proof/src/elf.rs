@@ -30,26 +30,23 @@ pub struct Image {
     pub symbols: BTreeMap<String, u64>,
 }
 
-fn u16_at(b: &[u8], off: usize) -> Result<u16, String> {
-    b.get(off..off + 2)
-        .map(|s| u16::from_le_bytes([s[0], s[1]]))
+/// The `N` bytes at `off`.
+fn bytes_at<const N: usize>(b: &[u8], off: usize) -> Result<[u8; N], String> {
+    b.get(off..off + N)
+        .map(|s| s.try_into().unwrap())
         .ok_or_else(|| format!("ELF truncated at offset {off}"))
+}
+
+fn u16_at(b: &[u8], off: usize) -> Result<u16, String> {
+    bytes_at(b, off).map(u16::from_le_bytes)
 }
 
 fn u32_at(b: &[u8], off: usize) -> Result<u32, String> {
-    b.get(off..off + 4)
-        .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-        .ok_or_else(|| format!("ELF truncated at offset {off}"))
+    bytes_at(b, off).map(u32::from_le_bytes)
 }
 
 fn u64_at(b: &[u8], off: usize) -> Result<u64, String> {
-    b.get(off..off + 8)
-        .map(|s| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(s);
-            u64::from_le_bytes(w)
-        })
-        .ok_or_else(|| format!("ELF truncated at offset {off}"))
+    bytes_at(b, off).map(u64::from_le_bytes)
 }
 
 fn usize_of(v: u64) -> Result<usize, String> {
@@ -144,12 +141,16 @@ impl Image {
         Image::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    fn segment_of(&self, addr: u64) -> Option<(&Segment, usize)> {
-        self.segments.iter().find_map(|s| {
-            let off = addr.checked_sub(s.vaddr)?;
-            let off = usize::try_from(off).ok()?;
-            (off < s.bytes.len()).then_some((s, off))
+    /// The index of the segment holding `addr`, and the offset of `addr` in its bytes.
+    pub fn locate(&self, addr: u64) -> Option<(usize, usize)> {
+        self.segments.iter().enumerate().find_map(|(i, s)| {
+            let off = usize::try_from(addr.checked_sub(s.vaddr)?).ok()?;
+            (off < s.bytes.len()).then_some((i, off))
         })
+    }
+
+    fn segment_of(&self, addr: u64) -> Option<(&Segment, usize)> {
+        self.locate(addr).map(|(i, off)| (&self.segments[i], off))
     }
 
     /// The bytes from `addr` to the end of its segment, if it is executable.

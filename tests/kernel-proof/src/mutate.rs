@@ -406,7 +406,7 @@ pub fn run_bit_flips(img: &mut Image, base: &Baseline, ctx: &Context<'_>, every:
             continue;
         };
         for bit in 0..u32::from(len) * 8 {
-            let Some((si, off)) = locate(img, pc + u64::from(bit / 8)) else {
+            let Some((si, off)) = img.locate(pc + u64::from(bit / 8)) else {
                 continue;
             };
             let mask = 1u8 << (bit % 8);
@@ -439,13 +439,6 @@ pub fn run_bit_flips(img: &mut Image, base: &Baseline, ctx: &Context<'_>, every:
         }
     }
     s
-}
-
-fn locate(img: &Image, addr: u64) -> Option<(usize, usize)> {
-    img.segments.iter().enumerate().find_map(|(i, s)| {
-        let off = usize::try_from(addr.checked_sub(s.vaddr)?).ok()?;
-        (off < s.bytes.len()).then_some((i, off))
-    })
 }
 
 /// One edit of the declarations' source texts (asm.rs, merge_asm.h, merge_rv64.s).
