@@ -786,23 +786,14 @@ impl Case {
         let Some(payload) = self.witness(format).and_then(model::witness_lock) else {
             return false;
         };
-        let leaves: Vec<(u64, [u8; 32])> = match format {
-            Format::Baseline => match model::parse_baseline(payload) {
-                Some(p) => p.leaves,
-                None => return false,
-            },
-            Format::Compiled => match model::parse_compiled(payload) {
-                Some(p) => p.leaves,
-                None => return false,
-            },
-            Format::Compact => match crate::compact::parse(payload) {
-                Some(p) => p.leaves,
-                None => return false,
-            },
+        let leaves = match format {
+            Format::Baseline => model::parse_baseline(payload).map(|p| p.leaves),
+            Format::Compiled => model::parse_compiled(payload).map(|p| p.leaves),
+            Format::Compact => crate::compact::parse(payload).map(|p| p.leaves),
         };
-        if leaves.is_empty() {
+        let Some(leaves) = leaves.filter(|l| !l.is_empty()) else {
             return false;
-        }
+        };
         if root != t.root {
             return n == 1 && leaves.iter().all(|(_, v)| *v == root);
         }

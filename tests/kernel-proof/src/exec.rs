@@ -73,11 +73,7 @@ impl RegSet {
             .collect()
     }
     pub fn of(regs: &[Reg]) -> RegSet {
-        let mut s = RegSet::default();
-        for &r in regs {
-            s.insert(r);
-        }
-        s
+        RegSet(regs.iter().fold(0, |s, r| s | 1 << r.0))
     }
 }
 
@@ -112,9 +108,14 @@ fn read_const(img: &Image, kind: LoadKind, addr: u64) -> Result<u64, String> {
     let bytes = img.constant_bytes(addr, n).ok_or_else(|| {
         format!("reads {n} bytes at {addr:#x}, outside the image's read-only loaded bytes")
     })?;
+    Ok(loaded(kind, bytes))
+}
+
+/// The register value `kind` loads from its little-endian `bytes`.
+fn loaded(kind: LoadKind, bytes: &[u8]) -> u64 {
     let mut raw = [0u8; 8];
-    raw[..n].copy_from_slice(bytes);
-    Ok(kind.extend(u64::from_le_bytes(raw)))
+    raw[..bytes.len()].copy_from_slice(bytes);
+    kind.extend(u64::from_le_bytes(raw))
 }
 
 impl Domain for Symbolic<'_> {
@@ -133,17 +134,22 @@ impl Domain for Symbolic<'_> {
             let v = read_const(img, kind, a)?;
             return Ok(self.arena.konst(v));
         }
-        let (side, off) = match self.arena.node(addr) {
-            Node::Var(Var::Ptr(s)) => (*s, 0u64),
-            Node::Add(ts) => match (ts.first().copied(), ts.get(1).copied(), ts.len()) {
-                (Some(x), Some(y), 2) => match (self.arena.node(x), self.arena.node(y)) {
+        let placed = match self.arena.node(addr) {
+            Node::Var(Var::Ptr(s)) => Some((*s, 0u64)),
+            Node::Add(ts) if ts.len() == 2 => {
+                match (self.arena.node(ts[0]), self.arena.node(ts[1])) {
                     (Node::Var(Var::Ptr(s)), Node::Const(c))
-                    | (Node::Const(c), Node::Var(Var::Ptr(s))) => (*s, *c),
-                    _ => return Err(unplaceable(self.arena, addr)),
-                },
-                _ => return Err(unplaceable(self.arena, addr)),
-            },
-            _ => return Err(unplaceable(self.arena, addr)),
+                    | (Node::Const(c), Node::Var(Var::Ptr(s))) => Some((*s, *c)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some((side, off)) = placed else {
+            return Err(format!(
+                "reads through an address that is neither constant nor an input pointer plus a constant: {}",
+                self.arena.show(addr, 3)
+            ));
         };
         let name = crate::expr::side_name(side);
         if kind != LoadKind::Ld || off % 8 != 0 || off >= 32 {
@@ -155,13 +161,6 @@ impl Domain for Symbolic<'_> {
         }
         Ok(self.arena.var(Var::Word(side, (off / 8) as u8)))
     }
-}
-
-fn unplaceable(arena: &Arena, addr: Id) -> String {
-    format!(
-        "reads through an address that is neither constant nor an input pointer plus a constant: {}",
-        arena.show(addr, 3)
-    )
 }
 
 /// Concrete words, the inputs at two fixed addresses outside the image.
@@ -188,9 +187,7 @@ impl Domain for ConcreteRun {
         for (base, bytes) in [(self.left_addr, &self.left), (self.right_addr, &self.right)] {
             if let Some(off) = addr.checked_sub(base) {
                 if off + n <= 32 {
-                    let mut raw = [0u8; 8];
-                    raw[..n as usize].copy_from_slice(&bytes[off as usize..(off + n) as usize]);
-                    return Ok(kind.extend(u64::from_le_bytes(raw)));
+                    return Ok(loaded(kind, &bytes[off as usize..(off + n) as usize]));
                 }
             }
         }
