@@ -147,7 +147,8 @@ impl Domain for Symbolic<'_> {
         };
         let Some((side, off)) = placed else {
             return Err(format!(
-                "reads through an address that is neither constant nor an input pointer plus a constant: {}",
+                "reads through an address that is neither constant nor an input pointer \
+                 plus a constant: {}",
                 self.arena.show(addr, 3)
             ));
         };
