@@ -429,10 +429,8 @@ pub fn ancestry_verdict(
 pub fn update_code(v: Variant, payload: &[u8], input: &[u8], output: &[u8]) -> i8 {
     let core = || {
         let mut ws = mmr_accumulator::Workspace::new();
-        match mmr_accumulator::verify_update::<Ref>(&mut ws, payload, input, output) {
-            Ok(()) => 0,
-            Err(e) => e.code(),
-        }
+        mmr_accumulator::verify_update::<Ref>(&mut ws, payload, input, output)
+            .map_or_else(Error::code, |()| 0)
     };
     let (Ok((old_root, old_size)), Ok((new_root, new_size))) = (
         mmr_accumulator::split_data(input),
@@ -462,10 +460,8 @@ pub fn update_code(v: Variant, payload: &[u8], input: &[u8], output: &[u8]) -> i
 /// on the core: 0 or the exit code.
 pub fn creation_code(payload: &[u8], output: &[u8]) -> i8 {
     let mut ws = mmr_accumulator::Workspace::new();
-    match mmr_accumulator::verify_creation::<Ref>(&mut ws, payload, output) {
-        Ok(()) => 0,
-        Err(e) => e.code(),
-    }
+    mmr_accumulator::verify_creation::<Ref>(&mut ws, payload, output)
+        .map_or_else(Error::code, |()| 0)
 }
 
 /// The model's code for an update with 40-byte `input` and `output` (0 = accepted), where the

@@ -17,12 +17,7 @@ pub type CoreFn = fn(&[u8], &[u8; 32], u64) -> i8;
 pub const C_COMPACT_CORE: Option<CoreFn> = Some(crate::native::c_compact_payload);
 
 /// `compiled_proof::compact::verify` (payload level).
-pub fn rust_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
-    match compiled_proof::compact::verify::<RefHasher>(payload, root, leaf_count) {
-        Ok(()) => 0,
-        Err(e) => e.code(),
-    }
-}
+pub use crate::native::compact_payload as rust_payload;
 
 /// The verifier under search: the core, or a copy with one check removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,10 +39,8 @@ impl Variant {
         match self {
             Variant::Core => rust_payload(payload, root, leaf_count),
             Variant::NoRootCompare => {
-                match compiled_proof::compact::compute_root::<RefHasher>(payload, leaf_count) {
-                    Ok(_) => 0,
-                    Err(e) => e.code(),
-                }
+                compiled_proof::compact::compute_root::<RefHasher>(payload, leaf_count)
+                    .map_or_else(|e| e.code(), |_| 0)
             }
             Variant::IgnoresTrailing => {
                 // Cut one byte at a time while the core says "trailing bytes".

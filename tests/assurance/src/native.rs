@@ -121,36 +121,24 @@ struct CellDepFfi {
     data_len: u64,
 }
 
-fn code<E>(r: Result<(), E>, f: impl Fn(E) -> i8) -> i8 {
-    match r {
-        Ok(()) => 0,
-        Err(e) => f(e),
-    }
-}
-
 /// `baseline_proof::verify` (payload level; `mmr_size` and `leaf_count` already valid).
 pub fn baseline_payload(payload: &[u8], root: &[u8; 32], mmr_size: u64, leaf_count: u64) -> i8 {
     let result = baseline_proof::verify::<RefHasher>(payload, root, mmr_size, leaf_count);
     node_arena::rewind();
-    code(result, |e| e.code())
+    result.map_or_else(|e| e.code(), |()| 0)
 }
 
 /// `compiled_proof::verify`, version 1 (payload level): the exhaustive search of command
 /// streams. The contracts read version 2: [`compact_payload`].
 pub fn compiled_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
-    code(
-        compiled_proof::verify::<RefHasher>(payload, root, leaf_count),
-        |e| e.code(),
-    )
+    compiled_proof::verify::<RefHasher>(payload, root, leaf_count).map_or_else(|e| e.code(), |()| 0)
 }
 
 /// `compiled_proof::compact::verify`, version 2 (payload level), what the compiled contract
 /// runs.
 pub fn compact_payload(payload: &[u8], root: &[u8; 32], leaf_count: u64) -> i8 {
-    code(
-        compiled_proof::compact::verify::<RefHasher>(payload, root, leaf_count),
-        |e| e.code(),
-    )
+    compiled_proof::compact::verify::<RefHasher>(payload, root, leaf_count)
+        .map_or_else(|e| e.code(), |()| 0)
 }
 
 /// The C core's `cc_verify`, version 2 (payload level).
