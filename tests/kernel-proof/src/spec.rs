@@ -155,13 +155,7 @@ pub fn parameter_block(out_len: u8, key_len: u8, salt: &[u8; 16], personal: &[u8
     p[3] = 1;
     p[32..48].copy_from_slice(salt);
     p[48..64].copy_from_slice(personal);
-    let mut words = [0u64; 8];
-    for (i, w) in words.iter_mut().enumerate() {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&p[8 * i..8 * i + 8]);
-        *w = u64::from_le_bytes(b);
-    }
-    words
+    std::array::from_fn(|i| u64::from_le_bytes(p[8 * i..8 * i + 8].try_into().unwrap()))
 }
 
 pub const CKB_PERSONAL: [u8; 16] = *b"ckb-default-hash";
@@ -189,10 +183,7 @@ pub fn merge<A: Words>(w: &mut A, left: [A::W; 4], right: [A::W; 4]) -> [A::W; 4
 /// of any length, keys and digest lengths.
 pub fn blake2b(out_len: usize, key: &[u8], personal: &[u8; 16], data: &[u8]) -> Vec<u8> {
     let p = parameter_block(out_len as u8, key.len() as u8, &[0; 16], personal);
-    let mut h = [0u64; 8];
-    for i in 0..8 {
-        h[i] = IV[i] ^ p[i];
-    }
+    let mut h: [u64; 8] = std::array::from_fn(|i| IV[i] ^ p[i]);
     let mut input = Vec::new();
     if !key.is_empty() {
         let mut block = [0u8; 128];
@@ -205,20 +196,15 @@ pub fn blake2b(out_len: usize, key: &[u8], personal: &[u8; 16], data: &[u8]) -> 
         let mut block = [0u8; 128];
         let chunk = &input[(128 * b).min(input.len())..(128 * (b + 1)).min(input.len())];
         block[..chunk.len()].copy_from_slice(chunk);
-        let mut m = [0u64; 16];
-        for (i, w) in m.iter_mut().enumerate() {
-            let mut bytes = [0u8; 8];
-            bytes.copy_from_slice(&block[8 * i..8 * i + 8]);
-            *w = u64::from_le_bytes(bytes);
-        }
+        let m = std::array::from_fn(|i| {
+            u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().unwrap())
+        });
         let last = b + 1 == blocks;
         let t = if last { input.len() } else { 128 * (b + 1) } as u128;
         h = compress(&mut Concrete, h, m, t, last);
     }
-    let mut out = Vec::with_capacity(64);
-    for w in h {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-    out.truncate(out_len);
-    out
+    h.iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take(out_len)
+        .collect()
 }
