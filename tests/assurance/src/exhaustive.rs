@@ -64,7 +64,7 @@ impl Config {
             skeleton_len: 4,
             pair_skeleton_len: 3,
             pair_value_limit: 1 << 12,
-            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            ..Config::full()
         }
     }
 }

@@ -76,9 +76,8 @@ impl Config {
 
     pub fn reduced() -> Config {
         Config {
-            ks: vec![2, 3, 4],
             max_leaves: 7,
-            threads: 2,
+            ..Config::full()
         }
     }
 }
