@@ -235,7 +235,7 @@ fn acc_row<T: Serialize>(acc: &Accumulator, extra: T) -> AccRow<T> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Created {
     created: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -348,14 +348,7 @@ impl<'a> Creating<'a> {
     fn found(&self, found: &Accumulator, held: &str) -> Result<Created> {
         progress(&format!("the key already holds {held}; nothing sent"));
         record_in_store(self.args.source.store.as_deref(), found)?;
-        Ok(Created {
-            created: false,
-            tx_hash: None,
-            cycles: None,
-            tx_bytes: None,
-            weight: None,
-            fee_shannons: None,
-        })
+        Ok(Created::default())
     }
 
     /// Sends `built`, the creation of `acc` (a ring's head): a store that already belongs to an

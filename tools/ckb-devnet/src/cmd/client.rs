@@ -3,17 +3,18 @@
 
 use super::acc::AccCode;
 use super::{capacity, format, hash32, out_point, print, write_file, Client};
-use ckb_mmr_sdk::accumulator;
-use ckb_mmr_sdk::chain::progress;
+use ckb_mmr_sdk::acc_store::Leaves;
+use ckb_mmr_sdk::accumulator::{self, Accumulator};
+use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::deploy::{self, CodeRef, DeploymentRow};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::mmr_cell::{self, Spend};
 use ckb_mmr_sdk::ring::{self, Located};
 use ckb_mmr_sdk::rpc::{CallError, IndexedCell, POOL_DUPLICATED};
-use ckb_mmr_sdk::wallet::Wallet;
+use ckb_mmr_sdk::wallet::{Built, Wallet};
 use ckb_mmr_sdk::weight;
 use ckb_mmr_sdk::{hex, out_point_text, Format, Mode};
-use ckb_types::{packed, prelude::*};
+use ckb_types::{packed, prelude::*, H256};
 use clap::Args;
 use serde::Serialize;
 use std::path::Path;
@@ -328,13 +329,29 @@ fn spend_by_reference(a: &SpendArgs, type_id: [u8; 32]) -> Result<()> {
     let mut source = acc_store_leaves(a)?;
     let indexes = ckb_mmr_sdk::parse_indexes(&a.index)?;
     let (code, binary) = a.verifier.code_ref()?;
-    let format = format_of(a);
-    let mode = mode(a.owner);
     // Here --code-dep is the verifier's: the accumulator's code is named by its binary.
     let acc_code = AccCode::new(a.type_script_binary.as_deref(), None)?;
     let (chain, key, fee_rate) = a.client.connect()?;
     let wallet = Wallet::new(&chain, &key, fee_rate);
     let deployment = verifier_deployment(&wallet, &code, binary, a.code_dep.clone())?;
+    // The spend of the cell locked by reference to `acc` (an accumulator or a ring's
+    // snapshot), proved against it and saved with --save-tx.
+    let build = |source: &Leaves, acc: &Accumulator| -> Result<(IndexedCell, Built)> {
+        let (format, mode) = (format_of(a), mode(a.owner));
+        let w = source.prove(acc, &indexes)?;
+        if mode == Mode::Owner {
+            mmr_cell::check_owner(&wallet, &w)?;
+        }
+        let lock = acc.reference_lock(&code, mode);
+        let cell = pick_cell(&wallet, &lock, a.cell.clone(), &lock.args().raw_data())?;
+        let built = Spend::new(cell.clone(), deployment.clone(), &w, format, mode)?
+            .with_dep(acc.cell_dep())
+            .build(&wallet)?;
+        if let Some(path) = &a.save_tx {
+            save_tx(path, &built.tx)?;
+        }
+        Ok((cell, built))
+    };
     let code_hash = acc_code.code_hash(&chain)?;
     if let Located::Ring(r) = ring::locate(&chain, code_hash, type_id)? {
         // A ring: the spender takes the newest committed snapshot, and rebuilds on the newest
@@ -343,57 +360,20 @@ fn spend_by_reference(a: &SpendArgs, type_id: [u8; 32]) -> Result<()> {
         let mut cell = None;
         let spent = ring::spend(&chain, code_hash, type_id, r.k, limit, |snapshot| {
             source.refresh()?;
-            let w = source.prove(snapshot, &indexes)?;
-            if mode == Mode::Owner {
-                mmr_cell::check_owner(&wallet, &w)?;
-            }
-            let lock = snapshot.reference_lock(&code, mode);
-            let c = pick_cell(&wallet, &lock, a.cell.clone(), &lock.args().raw_data())?;
-            let built = Spend::new(c.clone(), deployment.clone(), &w, format, mode)?
-                .with_dep(snapshot.cell_dep())
-                .build(&wallet)?;
-            if let Some(path) = &a.save_tx {
-                save_tx(path, &built.tx)?;
-            }
+            let (c, built) = build(&source, snapshot)?;
             cell = Some(c);
             Ok(built)
         })?;
         let cell = cell.expect("a spend was built");
-        let cycles = chain.rpc.transaction(&spent.hash)?.and_then(|t| t.cycles);
-        let size = spent.built.size();
-        let row = SpendRow {
-            tx_hash: format!("{:#x}", spent.hash),
-            status: "committed",
-            cycles,
-            tx_bytes: size,
-            weight: cycles.map(|c| weight::weight(size, c)),
-            fee_shannons: spent.built.fee,
-            spent: out_point_text(&cell.out_point),
-            by_reference: Some(ByReferenceRow {
-                accumulator: out_point_text(&spent.snapshot.cell.out_point),
-                root: hex(&spent.snapshot.commitment.root),
-                mmr_size: spent.snapshot.commitment.mmr_size,
-                rebuilt: spent.rebuilds,
-            }),
-        };
+        let (hash, snapshot) = (&spent.hash, &spent.snapshot);
+        let row = by_reference_row(&chain, hash, &spent.built, &cell, snapshot, spent.rebuilds)?;
         print(a.client.read.json, &row);
         return Ok(());
     }
     let mut attempt = 0;
     loop {
         let acc = accumulator::find(&chain, code_hash, type_id)?;
-        let w = source.prove(&acc, &indexes)?;
-        if mode == Mode::Owner {
-            mmr_cell::check_owner(&wallet, &w)?;
-        }
-        let lock = acc.reference_lock(&code, mode);
-        let cell = pick_cell(&wallet, &lock, a.cell.clone(), &lock.args().raw_data())?;
-        let spend = Spend::new(cell.clone(), deployment.clone(), &w, format, mode)?
-            .with_dep(acc.cell_dep());
-        let built = spend.build(&wallet)?;
-        if let Some(path) = &a.save_tx {
-            save_tx(path, &built.tx)?;
-        }
+        let (cell, built) = build(&source, &acc)?;
         let sent = match chain.rpc.send_transaction(&built.tx) {
             Ok(hash) => Ok(hash),
             Err(CallError::Node(e)) if e.code == POOL_DUPLICATED => {
@@ -418,29 +398,42 @@ fn spend_by_reference(a: &SpendArgs, type_id: [u8; 32]) -> Result<()> {
         let hash = sent?;
         progress(&format!("sent {hash:#x}, waiting for it to be committed"));
         chain.wait_committed(&hash)?;
-        let cycles = chain.rpc.transaction(&hash)?.and_then(|t| t.cycles);
-        let row = SpendRow {
-            tx_hash: format!("{hash:#x}"),
-            status: "committed",
-            cycles,
-            tx_bytes: built.size(),
-            weight: cycles.map(|c| weight::weight(built.size(), c)),
-            fee_shannons: built.fee,
-            spent: out_point_text(&cell.out_point),
-            by_reference: Some(ByReferenceRow {
-                accumulator: out_point_text(&acc.cell.out_point),
-                root: hex(&acc.commitment.root),
-                mmr_size: acc.commitment.mmr_size,
-                rebuilt: attempt,
-            }),
-        };
+        let row = by_reference_row(&chain, &hash, &built, &cell, &acc, attempt)?;
         print(a.client.read.json, &row);
         return Ok(());
     }
 }
 
-fn acc_store_leaves(a: &SpendArgs) -> Result<ckb_mmr_sdk::acc_store::Leaves> {
-    ckb_mmr_sdk::acc_store::Leaves::from_args(a.store.as_deref(), a.leaves.as_deref())
+/// The row of a by-reference spend committed as `hash`, proved against `acc` after `rebuilt`
+/// rebuilds.
+fn by_reference_row(
+    chain: &Chain,
+    hash: &H256,
+    built: &Built,
+    cell: &IndexedCell,
+    acc: &Accumulator,
+    rebuilt: usize,
+) -> Result<SpendRow> {
+    let cycles = chain.rpc.transaction(hash)?.and_then(|t| t.cycles);
+    Ok(SpendRow {
+        tx_hash: format!("{hash:#x}"),
+        status: "committed",
+        cycles,
+        tx_bytes: built.size(),
+        weight: cycles.map(|c| weight::weight(built.size(), c)),
+        fee_shannons: built.fee,
+        spent: out_point_text(&cell.out_point),
+        by_reference: Some(ByReferenceRow {
+            accumulator: out_point_text(&acc.cell.out_point),
+            root: hex(&acc.commitment.root),
+            mmr_size: acc.commitment.mmr_size,
+            rebuilt,
+        }),
+    })
+}
+
+fn acc_store_leaves(a: &SpendArgs) -> Result<Leaves> {
+    Leaves::from_args(a.store.as_deref(), a.leaves.as_deref())
 }
 
 /// The live cell locked by `lock`: the one at `at` when given, else the first.

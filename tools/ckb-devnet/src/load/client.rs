@@ -15,9 +15,10 @@
 //! append came between the lookup and the send, so the spend is rebuilt after `TIP_RETRY`
 //! without waiting for a block.
 
-use super::miner::{mode_name, status};
+use super::miner::status;
 use super::setup::{Planned, Setup};
 use super::{Dep, Shared, SpendRow};
+use crate::scenario::mode_name;
 use ckb_mmr_sdk::acc_store::Leaves;
 use ckb_mmr_sdk::accumulator::{self, Accumulator};
 use ckb_mmr_sdk::chain::{progress, Chain};

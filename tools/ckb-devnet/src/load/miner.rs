@@ -8,10 +8,10 @@ use super::{AppendAt, Options, Shared};
 use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::hex;
 use ckb_mmr_sdk::ring::{self, Ring};
 use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{Built, Pay, Wallet, DEFAULT_FEE_RATE};
-use ckb_mmr_sdk::{hex, Mode};
 use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
 use mmr_accumulator::Commitment;
 use rand::{rngs::StdRng, Rng, SeedableRng};
@@ -294,13 +294,5 @@ fn wait_template(
             )));
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A spend's mode as the report names it.
-pub fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Plain => "plain",
-        Mode::Owner => "owner",
     }
 }

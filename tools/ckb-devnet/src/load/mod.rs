@@ -23,7 +23,7 @@ pub use griefer::Griefed;
 pub use report::{CostRow, LoadAverage, LoadReport, SpendRow};
 
 use crate::fresh_chain::run_on_fresh_chain;
-use crate::scenario::Verifier;
+use crate::scenario::{Binaries, Verifier};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_types::packed;
@@ -158,7 +158,7 @@ pub fn run(dir: &Path, release: &Path, o: &Options) -> Result<LoadReport> {
                 .into(),
         ));
     }
-    let binaries = setup::Binaries::read(release)?;
+    let binaries = Binaries::read(release)?;
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| Error::File {
             path: dir.display().to_string(),
@@ -177,7 +177,7 @@ pub fn run(dir: &Path, release: &Path, o: &Options) -> Result<LoadReport> {
     Ok(report)
 }
 
-fn run_on(rpc_url: &str, binaries: &setup::Binaries, o: &Options) -> Result<LoadReport> {
+fn run_on(rpc_url: &str, binaries: &Binaries, o: &Options) -> Result<LoadReport> {
     let chain = Chain::connect(rpc_url, false)?;
     chain.next_block()?;
     chain.wait_indexer()?;

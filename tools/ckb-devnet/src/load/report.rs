@@ -1,8 +1,9 @@
 //! The load's JSON report, its checks, and the table docs/concurrency.md shows from it.
 
-use super::miner::{mode_name, Appended};
+use super::miner::Appended;
 use super::setup::{Planned, Setup};
 use super::{AppendAt, Dep, Griefed, Options, VERIFIERS};
+use crate::scenario::mode_name;
 use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::hex;
@@ -30,7 +31,7 @@ fn committed() -> String {
 }
 
 /// One spend: who sent it, when, how often, what it cost, what it proved against.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SpendRow {
     pub spend: usize,
     pub client: usize,
@@ -73,26 +74,7 @@ impl SpendRow {
             client: p.client,
             verifier: p.verifier.name().into(),
             mode: mode_name(p.mode).into(),
-            arrived_at_block: None,
-            first_sent_block: None,
-            committed_block: None,
-            blocks_to_commit: None,
-            submissions: 0,
-            rebuilds: 0,
-            first_try: false,
-            refused_dead: 0,
-            refused_unknown: 0,
-            dropped: 0,
-            tx_hash: None,
-            cycles: None,
-            tx_bytes: None,
-            weight: None,
-            fee_shannons: None,
-            root: None,
-            mmr_size: None,
-            accumulator: None,
-            root_known: None,
-            pooled_dep: None,
+            ..SpendRow::default()
         }
     }
 }

@@ -3,7 +3,7 @@
 //! the plan (which client sends which spend, with which verifier and mode, and when).
 
 use super::{Dep, Options, VERIFIERS};
-use crate::scenario::Verifier;
+use crate::scenario::{Binaries, Verifier};
 use ckb_mmr_sdk::accumulator::{self, Accumulator};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::deploy::{self, Deployment};
@@ -16,7 +16,6 @@ use ckb_mmr_sdk::wallet::{exact_output, Draft, Pay, Wallet, DEFAULT_FEE_RATE, SH
 use ckb_mmr_sdk::{hex, Mode};
 use ckb_types::{bytes::Bytes, packed, prelude::*};
 use rand::{rngs::StdRng, Rng, SeedableRng};
-use std::path::Path;
 
 /// An owner's input: one plain cell per owner-mode spend, so no two spends share an input.
 const OWNER_CELL: u64 = 200 * SHANNONS_PER_CKB;
@@ -26,25 +25,6 @@ const FEE_CELL: u64 = 10_000 * SHANNONS_PER_CKB;
 const GRIEFER_CELL: u64 = 1_000 * SHANNONS_PER_CKB;
 /// Mixed into the seed for the griefer's key, so it is no spend's.
 const GRIEFER_SEED: u64 = 0x0067_7269_6566_6572;
-
-pub struct Binaries {
-    verifiers: Vec<(Verifier, Vec<u8>)>,
-    accumulator: Vec<u8>,
-}
-
-impl Binaries {
-    /// Read before the node starts, so that a missing binary costs no chain.
-    pub fn read(release: &Path) -> Result<Binaries> {
-        let read = |file: &str| deploy::read_binary(&release.join(file).display().to_string());
-        Ok(Binaries {
-            verifiers: VERIFIERS
-                .iter()
-                .map(|&v| Ok((v, read(v.file())?)))
-                .collect::<Result<_>>()?,
-            accumulator: read("accumulator-type")?,
-        })
-    }
-}
 
 /// One spend as planned: who sends it, what it opens, with what, and when it arrives.
 #[derive(Clone)]
@@ -119,9 +99,9 @@ pub fn prepare(chain: &Chain, binaries: &Binaries, o: &Options) -> Result<Setup>
     let admin = Key::from_hex(DEV_KEY)?;
     let payer = Wallet::new(chain, &admin, DEFAULT_FEE_RATE);
     let mut verifiers = Vec::new();
-    for (v, binary) in &binaries.verifiers {
+    for v in VERIFIERS {
         progress(&format!("load: deploying the {} verifier", v.name()));
-        verifiers.push((*v, deploy::deploy(&payer, binary, false)?));
+        verifiers.push((v, deploy::deploy(&payer, binaries.verifier(v), false)?));
     }
     let acc_code = deploy::deploy(&payer, &binaries.accumulator, false)?;
 

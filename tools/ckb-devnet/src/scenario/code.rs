@@ -50,29 +50,23 @@ pub const ACCUMULATOR: &str = "accumulator-type";
 
 /// The release binaries, read before the node starts so that a missing one costs no chain.
 pub struct Binaries {
-    baseline: Vec<u8>,
-    c: Vec<u8>,
-    compiled: Vec<u8>,
+    /// The verifiers', in [`Verifier::ALL`]'s order.
+    verifiers: [Vec<u8>; 3],
     pub accumulator: Vec<u8>,
 }
 
 impl Binaries {
     pub fn read(release: &Path) -> Result<Binaries> {
         let read = |file: &str| deploy::read_binary(&release.join(file).display().to_string());
+        let [baseline, c, compiled] = Verifier::ALL.map(|v| v.file());
         Ok(Binaries {
-            baseline: read(Verifier::Baseline.file())?,
-            c: read(Verifier::C.file())?,
-            compiled: read(Verifier::Compiled.file())?,
+            verifiers: [read(baseline)?, read(c)?, read(compiled)?],
             accumulator: read(ACCUMULATOR)?,
         })
     }
 
     pub fn verifier(&self, v: Verifier) -> &[u8] {
-        match v {
-            Verifier::Baseline => &self.baseline,
-            Verifier::C => &self.c,
-            Verifier::Compiled => &self.compiled,
-        }
+        &self.verifiers[v as usize]
     }
 }
 
@@ -80,9 +74,8 @@ impl Binaries {
 /// scenario out of order.
 #[derive(Default)]
 pub struct Deployed {
-    baseline: Option<Deployment>,
-    c: Option<Deployment>,
-    compiled: Option<Deployment>,
+    /// The verifiers' data2 deployments, in [`Verifier::ALL`]'s order.
+    verifiers: [Option<Deployment>; 3],
     /// The compiled verifier under a type id.
     pub type_id: Option<Deployment>,
     /// The same type id after its upgrade to the C verifier.
@@ -93,22 +86,12 @@ pub struct Deployed {
 
 impl Deployed {
     pub fn set_data2(&mut self, v: Verifier, d: Deployment) {
-        let slot = match v {
-            Verifier::Baseline => &mut self.baseline,
-            Verifier::C => &mut self.c,
-            Verifier::Compiled => &mut self.compiled,
-        };
-        *slot = Some(d);
+        self.verifiers[v as usize] = Some(d);
     }
 
     /// The verifier's data2 deployment.
     pub fn data2(&self, v: Verifier) -> Result<&Deployment> {
-        let d = match v {
-            Verifier::Baseline => &self.baseline,
-            Verifier::C => &self.c,
-            Verifier::Compiled => &self.compiled,
-        };
-        needed(d, v.name())
+        needed(&self.verifiers[v as usize], v.name())
     }
 }
 
