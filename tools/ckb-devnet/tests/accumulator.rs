@@ -6,7 +6,7 @@ mod common;
 
 use ckb_mmr_sdk::key::{Key, DEV_KEY, DEV_KEY_2};
 use ckb_mmr_sdk::wallet::{Wallet, DEFAULT_FEE_RATE};
-use common::{acc_spend, json_of, kill_after_send, run};
+use common::{acc_spend, json_of, kill_after_send, refused, run};
 use serde_json::Value;
 use std::path::Path;
 
@@ -28,81 +28,31 @@ fn write_leaves(dir: &Path, name: &str, leaves: &[[u8; 32]]) -> String {
     path.display().to_string()
 }
 
-fn as_refs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
-
-/// Runs a command that must fail with `code`, one line on standard error containing `text`.
-fn refused(args: &[&str], code: i32, text: &str) {
-    let out = run(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
-    assert!(stderr.contains(text), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
-}
-
 #[test]
 fn the_accumulator_commands_on_a_fresh_chain() {
-    let common::Client {
-        node: _node,
-        rpc,
-        key,
-        owner_key,
-        files: dir,
-        verifier,
-    } = common::client("acc-cli");
-    let type_script = common::accumulator_type();
-    let chain = common::ready_chain(&rpc);
+    let c = common::client("acc-cli");
+    let (dir, key, owner_key, verifier) = (&c.files, &c.key, &c.owner_key, &c.verifier);
+    let chain = common::ready_chain(&c.rpc);
     let dev = Key::from_hex(DEV_KEY).unwrap();
     let wallet = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE);
-    let client = |args: &[&str]| -> Value {
-        let mut all = args.to_vec();
-        all.extend(["--rpc", &rpc, "--key", &key, "--json"]);
-        all.extend(["--type-script-binary", &type_script]);
-        json_of(&run(&all))
-    };
+    let client = |args: &[&str]| -> Value { c.acc_json(args, true) };
 
-    let code = json_of(&run(&[
-        "deploy", &verifier, "--rpc", &rpc, "--key", &key, "--json",
-    ]));
+    let code = c.deploy_json(verifier);
     let code = code["out_point"].as_str().unwrap().to_string();
-    json_of(&run(&[
-        "deploy",
-        &type_script,
-        "--rpc",
-        &rpc,
-        "--key",
-        &key,
-        "--json",
-    ]));
-    let l7 = write_leaves(&dir, "7.txt", &leaves(7));
-    let l8 = write_leaves(&dir, "8.txt", &leaves(8));
-    let l18 = write_leaves(&dir, "18.txt", &leaves(18));
-    let l30 = write_leaves(&dir, "30.txt", &leaves(30));
-    let l31 = write_leaves(&dir, "31.txt", &leaves(31));
+    c.deploy_json(&c.acc_type);
+    let l7 = write_leaves(dir, "7.txt", &leaves(7));
+    let l8 = write_leaves(dir, "8.txt", &leaves(8));
+    let l18 = write_leaves(dir, "18.txt", &leaves(18));
+    let l30 = write_leaves(dir, "30.txt", &leaves(30));
+    let l31 = write_leaves(dir, "31.txt", &leaves(31));
     let mut forged = leaves(18);
     forged[3][0] ^= 1;
-    let forged = write_leaves(&dir, "forged.txt", &forged);
+    let forged = write_leaves(dir, "forged.txt", &forged);
 
     // Killed after sending the creation; the rerun rebuilds the same transaction (same
     // inputs, so the same type id) and finds it sent: one accumulator, one fee.
     let before = wallet.balance().unwrap();
-    let create_args: Vec<String> = [
-        "acc",
-        "create",
-        "--leaves",
-        &l7,
-        "--rpc",
-        &rpc,
-        "--key",
-        &key,
-        "--type-script-binary",
-        &type_script,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let sent = kill_after_send(&as_refs(&create_args));
+    let sent = kill_after_send(&c.acc_args(&["acc", "create", "--leaves", &l7], Some(key)));
     let created = client(&["acc", "create", "--leaves", &l7]);
     assert_eq!(created["created"], true, "{created}");
     assert_eq!(
@@ -120,17 +70,7 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     let again = client(&["acc", "create", "--leaves", &l7]);
     assert_eq!(again["created"], false, "a rerun finds it");
     assert_eq!(again["type_id"], created["type_id"]);
-    let show = json_of(&run(&[
-        "acc",
-        "show",
-        "--type-id",
-        &tid,
-        "--rpc",
-        &rpc,
-        "--type-script-binary",
-        &type_script,
-        "--json",
-    ]));
+    let show = c.acc_json(&["acc", "show", "--type-id", &tid], false);
     assert_eq!(show["root"], created["root"]);
     assert_eq!(
         (show["mmr_size"].as_u64(), show["leaf_count"].as_u64()),
@@ -142,64 +82,47 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     );
 
     // Cells locked by reference while the accumulator holds 7 leaves.
-    let plain = client(&["lock", "--acc", &tid, "--verifier", &verifier]);
+    let plain = client(&["lock", "--acc", &tid, "--verifier", verifier]);
     assert_eq!(plain["args"].as_str().unwrap().len(), 2 + 66, "{plain}");
     assert!(plain["args"].as_str().unwrap().ends_with("02"));
-    let owned = client(&["lock", "--acc", &tid, "--verifier", &verifier, "--owner"]);
+    let owned = client(&["lock", "--acc", &tid, "--verifier", verifier, "--owner"]);
     assert!(owned["args"].as_str().unwrap().ends_with("03"));
 
     // Bad input: each its code and one line, nothing sent.
     let tip = chain.rpc.tip_block_number().unwrap();
     let balance = wallet.balance().unwrap();
-    let common = ["--rpc", &rpc, "--type-script-binary", &type_script];
-    let with = |args: &[&str], k: &str| -> Vec<String> {
-        args.iter()
-            .chain(&common)
-            .chain(&["--key", k])
-            .map(|s| s.to_string())
-            .collect()
-    };
-    refused(
-        &as_refs(&with(
-            &["acc", "append", "--type-id", &tid, "--leaves", &forged],
-            &key,
-        )),
-        17,
-        "do not give the accumulator's root",
-    );
-    refused(
-        &as_refs(&with(
-            &["acc", "extend", "--type-id", &tid, "--leaves", &forged],
-            &key,
-        )),
-        17,
-        "do not give the accumulator's root",
-    );
+    let root_text = "do not give the accumulator's root";
     let unknown = format!("0x{}", "42".repeat(32));
-    refused(
-        &as_refs(&with(
+    let forged_spend = acc_spend(&tid, ["--leaves", &forged], "0", verifier);
+    for (args, k, code, text) in [
+        (
+            &["acc", "append", "--type-id", &tid, "--leaves", &forged][..],
+            key,
+            17,
+            root_text,
+        ),
+        (
+            &["acc", "extend", "--type-id", &tid, "--leaves", &forged],
+            key,
+            17,
+            root_text,
+        ),
+        (
             &["acc", "append", "--type-id", &unknown, "--leaves", &l8],
-            &key,
-        )),
-        12,
-        "0 live accumulator cells",
-    );
-    refused(
-        &as_refs(&with(
+            key,
+            12,
+            "0 live accumulator cells",
+        ),
+        (
             &["acc", "append", "--type-id", &tid, "--leaves", &l8],
-            &owner_key,
-        )),
-        18,
-        "not this key's cell",
-    );
-    refused(
-        &as_refs(&with(
-            &acc_spend(&tid, ["--leaves", &forged], "0", &verifier),
-            &key,
-        )),
-        17,
-        "do not give the accumulator's root",
-    );
+            owner_key,
+            18,
+            "not this key's cell",
+        ),
+        (&forged_spend, key, 17, root_text),
+    ] {
+        refused(&c.acc_args(args, Some(k)), code, text);
+    }
     assert_eq!(chain.rpc.tip_block_number().unwrap(), tip);
     assert_eq!(wallet.balance().unwrap(), balance);
 
@@ -209,12 +132,12 @@ fn the_accumulator_commands_on_a_fresh_chain() {
 
     // Killed after sending the append of 10; the rerun finds the same transaction.
     let before = wallet.balance().unwrap();
-    let args = with(
+    let args = c.acc_args(
         &["acc", "append", "--type-id", &tid, "--leaves", &l18],
-        &key,
+        Some(key),
     );
-    let sent = kill_after_send(&as_refs(&args));
-    let rerun = json_of(&run(&[&as_refs(&args)[..], &["--json"]].concat()));
+    let sent = kill_after_send(&args);
+    let rerun = json_of(&run(&args));
     assert_eq!(rerun["tx_hash"].as_str(), Some(sent.as_str()), "{rerun}");
     assert_eq!(rerun["leaf_count"], 18);
     assert_eq!(
@@ -227,53 +150,35 @@ fn the_accumulator_commands_on_a_fresh_chain() {
     assert_eq!(nothing["sent"], false);
 
     // The cell locked at 7 leaves, spent by leaf 12 (appended after it) against 18 leaves.
-    let spent = client(&acc_spend(&tid, ["--leaves", &l30], "12", &verifier));
+    let spent = client(&acc_spend(&tid, ["--leaves", &l30], "12", verifier));
     assert_eq!(spent["status"], "committed", "{spent}");
     assert_eq!(spent["mmr_size"], 34);
     assert_eq!(spent["spent"], plain["out_point"]);
 
     let extended = client(&["acc", "extend", "--type-id", &tid, "--leaves", &l30]);
     assert_eq!(extended["leaves_added"], 12, "{extended}");
-    let handed = client(&["acc", "handover", "--type-id", &tid, "--to-key", &owner_key]);
+    let handed = client(&["acc", "handover", "--type-id", &tid, "--to-key", owner_key]);
     assert_eq!(
         handed["lock_hash"].as_str(),
         Some(ckb_mmr_sdk::hex(&Key::from_hex(DEV_KEY_2).unwrap().lock_hash()).as_str())
     );
     assert_eq!(handed["root"], extended["root"]);
     // The old admin can no longer grow it.
+    let old_admin = ["acc", "append", "--type-id", &tid, "--leaves", &l31];
     refused(
-        &as_refs(&with(
-            &["acc", "append", "--type-id", &tid, "--leaves", &l31],
-            &key,
-        )),
+        &c.acc_args(&old_admin, Some(key)),
         18,
         "not this key's cell",
     );
 
     // The owner-mode cell, spent by owner.key (leaf 2) against the handed-over accumulator;
     // the verifier's code cell is the dev key's, so it is named.
-    let spent = json_of(&run(&as_refs(&with(
-        &[
-            acc_spend(&tid, ["--leaves", &l30], "2", &verifier),
-            vec!["--code-dep", &code, "--owner", "--json"],
-        ]
-        .concat(),
-        &owner_key,
-    ))));
+    let owner_spend = acc_spend(&tid, ["--leaves", &l30], "2", verifier);
+    let owner_spend = [owner_spend, vec!["--code-dep", &code, "--owner"]].concat();
+    let spent = json_of(&run(&c.acc_args(&owner_spend, Some(owner_key))));
     assert_eq!(spent["spent"], owned["out_point"], "{spent}");
     assert_eq!(spent["accumulator"], handed["out_point"]);
     // The new admin grows it.
-    let owner_grows = json_of(&run(&as_refs(&with(
-        &[
-            "acc",
-            "append",
-            "--type-id",
-            &tid,
-            "--leaves",
-            &l31,
-            "--json",
-        ],
-        &owner_key,
-    ))));
+    let owner_grows = json_of(&run(&c.acc_args(&old_admin, Some(owner_key))));
     assert_eq!(owner_grows["leaf_count"], 31, "{owner_grows}");
 }

@@ -7,7 +7,7 @@ use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::key::{Key, DEV_KEY, DEV_KEY_2};
 use ckb_mmr_sdk::wallet::{Wallet, DEFAULT_FEE_RATE};
 use ckb_types::prelude::*;
-use common::{against, deploy, json_of, kill_after_send, run, signal, write_file, BIN};
+use common::{against, deploy, json_of, kill_after_send, refused, run, signal, write_file, BIN};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -133,9 +133,7 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
     let closed = common::closed_rpc();
     let (mainnet, server) = fake_rpc(serde_json::json!({ "chain": "ckb" }), 1);
 
-    let chain = Chain::connect(&rpc, false).unwrap();
-    chain.next_block().unwrap();
-    chain.wait_indexer().unwrap();
+    let chain = common::ready_chain(&rpc);
     let dev = Key::from_hex(DEV_KEY).unwrap();
     let balance = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE)
         .balance()
@@ -182,11 +180,7 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
         (deploy(&verifier, &mainnet, &key), 10, "mainnet"),
     ];
     for (args, code, text) in cases {
-        let out = run(&args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(code as i32), "{args:?}: {stderr}");
-        assert!(stderr.contains(text), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        let stderr = refused(&args, code as i32, text);
         assert!(
             !stderr.contains(DEV_KEY) && !stderr.contains("horse"),
             "a key leaked: {stderr}"
@@ -222,9 +216,7 @@ fn a_client_killed_between_deploy_and_spend_reruns_without_paying_twice() {
         .map(|b| format!("{}\n", format!("{b:02x}").repeat(32)))
         .collect();
     let leaves = write_file(&dir, "leaves.txt", nine);
-    let chain = Chain::connect(&rpc, false).unwrap();
-    chain.next_block().unwrap();
-    chain.wait_indexer().unwrap();
+    let chain = common::ready_chain(&rpc);
     let key = Key::from_hex(DEV_KEY).unwrap();
     let wallet = Wallet::new(&chain, &key, DEFAULT_FEE_RATE);
     let before = wallet.balance().unwrap();

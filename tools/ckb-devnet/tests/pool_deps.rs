@@ -120,6 +120,11 @@ impl<'a> Fixture<'a> {
         self.dev.chain.wait_indexer().unwrap();
     }
 
+    /// The node's answer to `method` with `params`.
+    fn rpc(&self, method: &str, params: Value) -> ckb_mmr_sdk::error::Result<Value> {
+        self.dev.chain.rpc.call(method, params)
+    }
+
     /// `get_transaction`'s status and reason.
     fn status(&self, b: &Built) -> (String, String) {
         let s = self.dev.chain.rpc.transaction(&hash(b)).unwrap();
@@ -130,12 +135,7 @@ impl<'a> Fixture<'a> {
 
     /// The pool's entry for `b`: its state and how many pooled ancestors it has.
     fn entry(&self, b: &Built) -> Option<(String, u64)> {
-        let v = self
-            .dev
-            .chain
-            .rpc
-            .call("get_pool_tx_detail_info", json!([hash(b)]))
-            .ok()?;
+        let v = self.rpc("get_pool_tx_detail_info", json!([hash(b)])).ok()?;
         let ancestors = v["ancestors_count"].as_str()?.trim_start_matches("0x");
         Some((
             v["entry_status"].as_str()?.to_string(),
@@ -151,20 +151,9 @@ impl<'a> Fixture<'a> {
 
     /// The node's current block template, once it is built on the tip.
     fn template(&self) -> Value {
-        let tip = self
-            .dev
-            .chain
-            .rpc
-            .call("get_tip_header", json!([]))
-            .unwrap()["hash"]
-            .clone();
+        let tip = self.rpc("get_tip_header", json!([])).unwrap()["hash"].clone();
         wait_for("a template on the tip", || {
-            let t = self
-                .dev
-                .chain
-                .rpc
-                .call("get_block_template", json!([]))
-                .unwrap();
+            let t = self.rpc("get_block_template", json!([])).unwrap();
             (t["parent_hash"] == tip).then_some(t)
         })
     }
@@ -182,10 +171,7 @@ impl<'a> Fixture<'a> {
                        "data": data})
             })
             .collect::<Vec<_>>());
-        self.dev
-            .chain
-            .rpc
-            .call("generate_block_with_template", json!([t]))
+        self.rpc("generate_block_with_template", json!([t]))
             .unwrap();
     }
 
@@ -203,17 +189,9 @@ impl<'a> Fixture<'a> {
     }
 
     fn place(&self, b: &Built) -> (u64, usize) {
-        let v = self
-            .dev
-            .chain
-            .rpc
-            .call("get_transaction", json!([hash(b)]))
-            .unwrap();
+        let v = self.rpc("get_transaction", json!([hash(b)])).unwrap();
         let block = self
-            .dev
-            .chain
-            .rpc
-            .call("get_block", json!([v["tx_status"]["block_hash"]]))
+            .rpc("get_block", json!([v["tx_status"]["block_hash"]]))
             .unwrap();
         let number = block["header"]["number"].as_str().unwrap();
         let number = u64::from_str_radix(number.trim_start_matches("0x"), 16).unwrap();

@@ -14,7 +14,6 @@ use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, SHANNONS_PER_CKB};
 use ckb_mmr_sdk::{hex, Format, Mode};
 use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
-use serde_json::Value;
 use std::time::Duration;
 
 struct Fixture<'a> {
@@ -308,25 +307,9 @@ fn the_spender_rebuilds_on_the_newest_snapshot_and_stops_on_its_own_bugs() {
 #[test]
 fn the_acc_commands_work_on_a_ring() {
     let c = common::client("ring-cli");
-    let type_script = common::accumulator_type();
-    let run = |a: &[&str], with_key: bool| -> Value {
-        let mut all: Vec<&str> = a.to_vec();
-        all.extend([
-            "--rpc",
-            &c.rpc,
-            "--json",
-            "--type-script-binary",
-            &type_script,
-        ]);
-        if with_key {
-            all.extend(["--key", &c.key]);
-        }
-        common::json_of(&common::run(&all))
-    };
-    for binary in [&c.verifier, &type_script] {
-        common::json_of(&common::run(&[
-            "deploy", binary, "--rpc", &c.rpc, "--key", &c.key, "--json",
-        ]));
+    let run = |a: &[&str], with_key: bool| c.acc_json(a, with_key);
+    for binary in [&c.verifier, &c.acc_type] {
+        c.deploy_json(binary);
     }
     let leaves: Vec<String> = (1..=9u8).map(|i| hex(&[i; 32])).collect();
     let five = common::write_file(&c.files, "five.txt", leaves[..5].join("\n"));

@@ -26,6 +26,16 @@ pub fn run(args: &[&str]) -> Output {
         .expect("runs ckb-devnet")
 }
 
+/// Runs a command that must fail with `code`, one line on standard error containing `text`.
+pub fn refused(args: &[&str], code: i32, text: &str) -> String {
+    let out = run(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+    assert!(stderr.contains(text), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    stderr
+}
+
 pub fn json_of(out: &Output) -> Value {
     assert!(
         out.status.success(),
@@ -114,8 +124,8 @@ pub fn fresh_node(name: &str) -> Node {
 }
 
 /// A fresh node for a client test, with its RPC URL, the dev key's and the owner key's files
-/// (`ckb-devnet node` writes both), a directory for the test's files and the compiled
-/// verifier's path.
+/// (`ckb-devnet node` writes both), a directory for the test's files, the compiled verifier's
+/// path and the accumulator type script's.
 pub struct Client {
     pub node: Node,
     pub rpc: String,
@@ -123,6 +133,37 @@ pub struct Client {
     pub owner_key: String,
     pub files: PathBuf,
     pub verifier: String,
+    pub acc_type: String,
+}
+
+impl Client {
+    /// `a` with `--rpc RPC --json --type-script-binary ACC_TYPE`, and `--key KEY` when given.
+    pub fn acc_args<'a>(&'a self, a: &[&'a str], key: Option<&'a str>) -> Vec<&'a str> {
+        let tail = [
+            "--rpc",
+            &self.rpc,
+            "--json",
+            "--type-script-binary",
+            &self.acc_type,
+        ];
+        let mut all = [a, &tail].concat();
+        all.extend(key.into_iter().flat_map(|k| ["--key", k]));
+        all
+    }
+
+    /// Runs [`Client::acc_args`] (with the dev key's file when `with_key`): its JSON.
+    pub fn acc_json(&self, a: &[&str], with_key: bool) -> Value {
+        json_of(&run(&self.acc_args(a, with_key.then_some(&self.key))))
+    }
+
+    /// Deploys `binary` with the dev key: its JSON.
+    pub fn deploy_json(&self, binary: &str) -> Value {
+        json_of(&run(&[
+            &deploy(binary, &self.rpc, &self.key)[..],
+            &["--json"],
+        ]
+        .concat()))
+    }
 }
 
 pub fn client(name: &str) -> Client {
@@ -133,6 +174,7 @@ pub fn client(name: &str) -> Client {
         owner_key: node.dir.join("owner.key").display().to_string(),
         files: test_dir(&format!("{name}-files")),
         verifier: release().join("compiled-verifier").display().to_string(),
+        acc_type: accumulator_type(),
         node,
     }
 }
