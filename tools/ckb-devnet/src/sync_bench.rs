@@ -3,7 +3,7 @@
 //! accumulator grown from a store in appends as large as the type script's witness allows,
 //! then a new store is synced from the chain and timed. A measurement, not a test.
 
-use crate::fresh_chain::run_on_fresh_chain;
+use crate::fresh_chain::{remove_old, run_on_fresh_chain};
 use ckb_mmr_sdk::acc_store::{self, Leaves};
 use ckb_mmr_sdk::accumulator;
 use ckb_mmr_sdk::chain::Chain;
@@ -37,14 +37,9 @@ pub fn run(dir: &Path, release: &Path, total: u64) -> Result<Value> {
         ));
     }
     let binary = deploy::read_binary(&release.join("accumulator-type").display().to_string())?;
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| Error::File {
-            path: dir.display().to_string(),
-            reason: e.to_string(),
-        })?;
-    }
-    run_on_fresh_chain(&dir.join("chain"), |rpc_url| {
-        run_on(rpc_url, dir, &binary, total)
+    remove_old(dir)?;
+    run_on_fresh_chain(&dir.join("chain"), |chain, _| {
+        run_on(chain, dir, &binary, total)
     })
 }
 
@@ -59,12 +54,9 @@ struct Bench {
     grow_transactions: u64,
 }
 
-fn run_on(rpc_url: &str, dir: &Path, binary: &[u8], total: u64) -> Result<Value> {
-    let chain = Chain::connect(rpc_url, false)?;
-    chain.next_block()?;
-    chain.wait_indexer()?;
+fn run_on(chain: &Chain, dir: &Path, binary: &[u8], total: u64) -> Result<Value> {
     let key = Key::from_hex(DEV_KEY).expect("dev key");
-    let wallet = Wallet::new(&chain, &key, DEFAULT_FEE_RATE);
+    let wallet = Wallet::new(chain, &key, DEFAULT_FEE_RATE);
     let code = deploy::deploy(&wallet, binary, false)?;
 
     // The admin's store; each transaction's leaves are appended to it first.
@@ -96,7 +88,7 @@ fn run_on(rpc_url: &str, dir: &Path, binary: &[u8], total: u64) -> Result<Value>
 
     // A new store synced from the chain alone, timed.
     let mut synced = Store::create(&dir.join("synced.store"), Some(acc.type_id))?;
-    let report = acc_store::sync(&chain, code.data_hash, acc.type_id, &mut synced)?;
+    let report = acc_store::sync(chain, code.data_hash, acc.type_id, &mut synced)?;
     if report.state.root != acc.commitment.root || report.state.mmr_size != acc.commitment.mmr_size
     {
         return Err(Error::StoreDisagrees(format!(

@@ -1,7 +1,8 @@
 //! `debug`: a transaction rebuilt from the node's data as a ckb-debugger mock transaction, and
 //! every script group's cycles.
 
-use super::{hash32, Reader};
+use super::{hash32, read_text, Reader};
+use ckb_devnet::fresh_chain::file_error;
 use ckb_mmr_sdk::debug::{self, GroupRow};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_types::H256;
@@ -50,15 +51,8 @@ pub fn run(a: &DebugArgs) -> Result<()> {
             )
         }
         (None, Some(path)) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-                path: path.into(),
-                reason: e.to_string(),
-            })?;
-            let tx: ckb_jsonrpc_types::Transaction =
-                serde_json::from_str(&text).map_err(|e| Error::File {
-                    path: path.into(),
-                    reason: format!("not a transaction: {e}"),
-                })?;
+            let tx: ckb_jsonrpc_types::Transaction = serde_json::from_str(&read_text(path)?)
+                .map_err(|e| file_error(path, format!("not a transaction: {e}")))?;
             (tx.into(), None)
         }
         _ => unreachable!("clap takes one TXHASH or --tx FILE"),

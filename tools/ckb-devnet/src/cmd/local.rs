@@ -1,7 +1,8 @@
 //! The commands that own a local dev chain: `node`, `start`, `stop`, `scenario`, `sync-bench`,
 //! `load`.
 
-use super::write_file;
+use super::{read_text, write_file};
+use ckb_devnet::fresh_chain::file_error;
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::node::{self, Node, Tie};
 use clap::Args;
@@ -199,14 +200,9 @@ pub fn scenario(a: &ScenarioArgs) -> Result<()> {
     println!("report: {}", report_path.display());
     report.check()?;
     if let Some(doc) = &a.doc {
-        let text = std::fs::read_to_string(doc).map_err(|e| Error::File {
-            path: doc.clone(),
-            reason: e.to_string(),
-        })?;
-        let text = report.write_tables(&text).map_err(|e| Error::File {
-            path: doc.clone(),
-            reason: e.to_string(),
-        })?;
+        let text = report
+            .write_tables(&read_text(doc)?)
+            .map_err(|e| file_error(doc, e))?;
         write_file(doc, &text)?;
         println!("tables written to {doc}");
     }
@@ -241,11 +237,8 @@ pub fn load(a: &LoadArgs) -> Result<()> {
     };
     if let Some(path) = &a.from_report {
         let text = read_text(path)?;
-        let report: ckb_devnet::load::LoadReport =
-            serde_json::from_str(&text).map_err(|e| Error::File {
-                path: path.clone(),
-                reason: format!("not a load report: {e}"),
-            })?;
+        let report: ckb_devnet::load::LoadReport = serde_json::from_str(&text)
+            .map_err(|e| file_error(path, format!("not a load report: {e}")))?;
         print!("{}", report.markdown());
         return write_load_table(&report, a.doc.as_deref());
     }
@@ -267,13 +260,6 @@ pub fn load(a: &LoadArgs) -> Result<()> {
     write_load_table(&report, a.doc.as_deref())
 }
 
-fn read_text(path: &str) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::File {
-        path: path.to_string(),
-        reason: e.to_string(),
-    })
-}
-
 /// Rewrites `doc`'s table section for the report's dep (`load-ring-table`, `load-table`,
 /// `load-tip-table`), when
 /// there is a `doc`.
@@ -281,10 +267,7 @@ fn write_load_table(report: &ckb_devnet::load::LoadReport, doc: Option<&str>) ->
     let Some(doc) = doc else { return Ok(()) };
     let text = report
         .write_table(&read_text(doc)?)
-        .map_err(|e| Error::File {
-            path: doc.to_string(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| file_error(doc, e))?;
     write_file(doc, &text)?;
     println!("table written to {doc}");
     Ok(())

@@ -6,8 +6,9 @@ pub mod client;
 pub mod debug;
 pub mod local;
 
+use ckb_devnet::fresh_chain::file_error;
 use ckb_mmr_sdk::chain::Chain;
-use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::error::Result;
 use ckb_mmr_sdk::key::Key;
 use ckb_mmr_sdk::wallet::{DEFAULT_FEE_RATE, SHANNONS_PER_CKB};
 use ckb_mmr_sdk::Format;
@@ -100,8 +101,10 @@ pub fn print(json: bool, row: &impl Serialize) {
 
 /// A file write's error as the SDK's.
 pub fn write_file(path: &str, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| Error::File {
-        path: path.into(),
-        reason: e.to_string(),
-    })
+    std::fs::write(path, text).map_err(|e| file_error(path, e))
+}
+
+/// A file read's error as the SDK's.
+pub fn read_text(path: &str) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| file_error(path, e))
 }

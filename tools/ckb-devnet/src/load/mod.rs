@@ -22,7 +22,7 @@ mod setup;
 pub use griefer::Griefed;
 pub use report::{CostRow, LoadAverage, LoadReport, SpendRow};
 
-use crate::fresh_chain::run_on_fresh_chain;
+use crate::fresh_chain::{remove_old, run_on_fresh_chain};
 use crate::scenario::{Binaries, Verifier};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::error::{Error, Result};
@@ -159,16 +159,12 @@ pub fn run(dir: &Path, release: &Path, o: &Options) -> Result<LoadReport> {
         ));
     }
     let binaries = Binaries::read(release)?;
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| Error::File {
-            path: dir.display().to_string(),
-            reason: e.to_string(),
-        })?;
-    }
+    remove_old(dir)?;
     let load_start = load_average();
     let started = Instant::now();
-    let mut report =
-        run_on_fresh_chain(&dir.join("chain"), |rpc_url| run_on(rpc_url, &binaries, o))?;
+    let mut report = run_on_fresh_chain(&dir.join("chain"), |chain, rpc_url| {
+        run_on(chain, rpc_url, &binaries, o)
+    })?;
     report.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     report.load_average = LoadAverage {
         start: load_start,
@@ -177,11 +173,8 @@ pub fn run(dir: &Path, release: &Path, o: &Options) -> Result<LoadReport> {
     Ok(report)
 }
 
-fn run_on(rpc_url: &str, binaries: &Binaries, o: &Options) -> Result<LoadReport> {
-    let chain = Chain::connect(rpc_url, false)?;
-    chain.next_block()?;
-    chain.wait_indexer()?;
-    let s = setup::prepare(&chain, binaries, o)?;
+fn run_on(chain: &Chain, rpc_url: &str, binaries: &Binaries, o: &Options) -> Result<LoadReport> {
+    let s = setup::prepare(chain, binaries, o)?;
     let dep = match o.dep {
         Dep::Ring => format!("the newest snapshot of a ring of K = {}", o.ring_k),
         d => format!("the {} accumulator cell", d.name()),
@@ -233,7 +226,7 @@ fn run_on(rpc_url: &str, binaries: &Binaries, o: &Options) -> Result<LoadReport>
                 out
             })
         });
-        let appended = miner::run(&chain, &shared, &s, o);
+        let appended = miner::run(chain, &shared, &s, o);
         shared.stop.store(true, Ordering::SeqCst);
         let griefed = griefer.map(|h| {
             h.join()
@@ -261,6 +254,6 @@ fn run_on(rpc_url: &str, binaries: &Binaries, o: &Options) -> Result<LoadReport>
         rows.extend(c?);
     }
     rows.sort_by_key(|r| r.spend);
-    report::check_roots(&chain, &s, &appended.history, &mut rows)?;
+    report::check_roots(chain, &s, &appended.history, &mut rows)?;
     Ok(LoadReport::new(o, &appended, rows))
 }

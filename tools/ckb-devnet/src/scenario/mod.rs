@@ -31,9 +31,9 @@ pub use refusals::SECP_WRONG_SIGNATURE;
 pub use report::{mode_name, AccRow, CheckedTx, DeployRow, RefusalRow, Report, SpendRow};
 pub use rest::{OTHER_DEPLOYMENT, OTHER_TRANSACTION};
 
-use crate::fresh_chain::run_on_fresh_chain;
-use ckb_mmr_sdk::chain::{progress, Chain};
-use ckb_mmr_sdk::error::{Error, Result};
+use crate::fresh_chain::{file_error, run_on_fresh_chain};
+use ckb_mmr_sdk::chain::progress;
+use ckb_mmr_sdk::error::Result;
 use ckb_mmr_sdk::key::{Key, DEV_KEY, DEV_KEY_2};
 use ckb_mmr_sdk::Mode;
 use std::path::Path;
@@ -136,18 +136,11 @@ pub fn cases() -> Vec<Case> {
 pub fn run(dir: &Path, release: &Path) -> Result<Report> {
     let started = Instant::now();
     let binaries = code::Binaries::read(release)?;
-    std::fs::create_dir_all(dir).map_err(|e| Error::File {
-        path: dir.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    let mut report = run_on_fresh_chain(&dir.join("chain"), |rpc_url| {
-        let chain = Chain::connect(rpc_url, false)?;
+    std::fs::create_dir_all(dir).map_err(|e| file_error(dir.display(), e))?;
+    let mut report = run_on_fresh_chain(&dir.join("chain"), |chain, rpc_url| {
         let payer = Key::from_hex(DEV_KEY).expect("dev key");
         let owner = Key::from_hex(DEV_KEY_2).expect("dev key");
-        // Genesis cells need the chain to move past block 0 before the indexer serves them.
-        chain.next_block()?;
-        chain.wait_indexer()?;
-        let mut ctx = Ctx::new(&chain, (&payer, &owner), binaries, dir, rpc_url);
+        let mut ctx = Ctx::new(chain, (&payer, &owner), binaries, dir, rpc_url);
         for case in cases() {
             progress(&format!("case: {}", case.name));
             (case.run)(&mut ctx)?;
