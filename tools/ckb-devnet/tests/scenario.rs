@@ -177,25 +177,18 @@ fn check_accumulator(report: &Report) {
         Some(ACC_ROWS.len()),
         "report.json keeps one accumulator[] row per step"
     );
-    for field in [
-        "step",
-        "verifier",
-        "mode",
-        "tx_hash",
-        "status",
-        "node_cycles",
-        "debugger_cycles",
-        "tx_bytes",
-        "witness_bytes",
-        "leaves_appended",
-        "mmr_size_after",
-        "weight",
-        "fee",
-    ] {
-        assert!(
-            json["accumulator"][0].get(field).is_some(),
-            "accumulator[].{field}"
-        );
+    has_fields(
+        &json,
+        "accumulator",
+        "step verifier mode tx_hash status node_cycles debugger_cycles tx_bytes witness_bytes \
+         leaves_appended mmr_size_after weight fee",
+    );
+}
+
+/// report.json's first row of `rows` has every field of `fields` (separated by spaces).
+fn has_fields(json: &Value, rows: &str, fields: &str) {
+    for field in fields.split_whitespace() {
+        assert!(json[rows][0].get(field).is_some(), "{rows}[].{field}");
     }
 }
 
@@ -245,26 +238,13 @@ fn check_refusals(report: &Report) {
             r.spent_after
         );
     }
-    let data = report
-        .refusals
-        .iter()
-        .find(|r| r.case == "hash_type_data")
-        .unwrap();
-    assert!(
-        data.node_message.contains("VM Internal Error"),
-        "{}",
-        data.node_message
-    );
-    let race = report
-        .refusals
-        .iter()
-        .find(|r| r.case == "acc_spend_racing_append")
-        .unwrap();
-    assert!(
-        race.node_message.contains("TransactionFailedToResolve"),
-        "{}",
-        race.node_message
-    );
+    for (case, words) in [
+        ("hash_type_data", "VM Internal Error"),
+        ("acc_spend_racing_append", "TransactionFailedToResolve"),
+    ] {
+        let r = report.refusals.iter().find(|r| r.case == case).unwrap();
+        assert!(r.node_message.contains(words), "{}", r.node_message);
+    }
 }
 
 /// Every transaction the run committed was measured: the rows plus the ones without a row
@@ -340,35 +320,14 @@ fn scenario_on_a_fresh_dev_chain() {
     }
     check_every_committed(&report);
     let json = report.to_json();
-    for field in [
-        "verifier",
-        "mode",
-        "deployment",
-        "upgraded",
-        "tx_hash",
-        "status",
-        "node_cycles",
-        "debugger_cycles",
-        "tx_bytes",
-        "fee_shannons",
-        "cycles_weight",
-        "weight",
-        "fee",
-    ] {
-        assert!(json["spends"][0].get(field).is_some(), "spends[].{field}");
-    }
-    for field in [
-        "case",
-        "expected_code",
-        "node_code",
-        "refused",
-        "cell_live_after",
-    ] {
-        assert!(
-            json["refusals"][0].get(field).is_some(),
-            "refusals[].{field}"
-        );
-    }
+    has_fields(
+        &json,
+        "spends",
+        "verifier mode deployment upgraded tx_hash status node_cycles debugger_cycles tx_bytes \
+         fee_shannons cycles_weight weight fee",
+    );
+    let refusal_fields = "case expected_code node_code refused cell_live_after";
+    has_fields(&json, "refusals", refusal_fields);
     assert!(
         common::no_process_left(&dir, 10),
         "a process still runs in {}",

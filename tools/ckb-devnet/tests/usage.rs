@@ -29,72 +29,59 @@ fn usage_error(args: &[&str], names: &[&str]) {
     testing::assert_usage_error(&run(args), args, "ckb-devnet: error: ", names);
 }
 
+/// The words of `line`, as arguments.
+fn words(line: &'static str) -> Vec<&'static str> {
+    line.split_whitespace().collect()
+}
+
+/// `head`'s words, then `tail` (a type id, say), then a client command's node and key.
+fn client(head: &'static str, tail: &[&'static str]) -> Vec<&'static str> {
+    [
+        words(head),
+        tail.to_vec(),
+        words("--rpc http://127.0.0.1:1 --key k"),
+    ]
+    .concat()
+}
+
 /// Each command with the options it needs, to which the cases add one bad argument, and an
 /// option of it that takes a value.
 fn commands() -> Vec<(Vec<&'static str>, &'static str)> {
-    let client = ["--rpc", "http://127.0.0.1:1", "--key", "k"];
-    let with =
-        |head: &[&'static str], rest: &[&'static str]| -> Vec<&str> { [head, rest].concat() };
     vec![
-        (vec!["node"], "--dir"),
-        (vec!["start"], "--dir"),
-        (vec!["stop"], "--dir"),
-        (vec!["scenario"], "--report"),
-        (vec!["sync-bench"], "--json"),
-        (vec!["load"], "--report"),
-        (with(&["deploy", "b"], &client), "--upgrade"),
+        (words("node"), "--dir"),
+        (words("start"), "--dir"),
+        (words("stop"), "--dir"),
+        (words("scenario"), "--report"),
+        (words("sync-bench"), "--json"),
+        (words("load"), "--report"),
+        (client("deploy b", &[]), "--upgrade"),
+        (client("lock --leaves l --verifier v", &[]), "--capacity"),
+        (client("spend --leaves l --index 0", &[]), "--save-tx"),
+        (words("debug --tx t --rpc http://127.0.0.1:1"), "--mock-out"),
+        (client("acc create --leaves l", &[]), "--code-dep"),
         (
-            with(&["lock", "--leaves", "l", "--verifier", "v"], &client),
-            "--capacity",
-        ),
-        (
-            with(&["spend", "--leaves", "l", "--index", "0"], &client),
-            "--save-tx",
-        ),
-        (
-            vec!["debug", "--tx", "t", "--rpc", "http://127.0.0.1:1"],
-            "--mock-out",
-        ),
-        (
-            with(&["acc", "create", "--leaves", "l"], &client),
-            "--code-dep",
-        ),
-        (
-            with(
-                &["acc", "append", "--leaves", "l", "--type-id", TYPE_ID],
-                &client,
-            ),
+            client("acc append --leaves l --type-id", &[TYPE_ID]),
             "--store",
         ),
         (
-            with(
-                &["acc", "extend", "--leaves", "l", "--type-id", TYPE_ID],
-                &client,
-            ),
+            client("acc extend --leaves l --type-id", &[TYPE_ID]),
             "--store",
         ),
         (
-            with(
-                &["acc", "handover", "--to-key", "t", "--type-id", TYPE_ID],
-                &client,
-            ),
+            client("acc handover --to-key t --type-id", &[TYPE_ID]),
             "--to-key",
         ),
         (
-            vec!["acc", "show", "--type-id", TYPE_ID, "--rpc", "u"],
+            [words("acc show --type-id"), vec![TYPE_ID], words("--rpc u")].concat(),
             "--type-script-binary",
         ),
         (
-            vec![
-                "acc",
-                "sync",
-                "--type-id",
-                TYPE_ID,
-                "--store",
-                "s",
-                "--rpc",
-                "u",
-            ],
+            [
+                words("acc sync --type-id"),
+                vec![TYPE_ID],
+                words("--store s --rpc u"),
+            ]
+            .concat(),
             "--rpc",
         ),
     ]
@@ -136,78 +123,47 @@ fn a_missing_value_is_one_line_naming_the_option() {
 
 #[test]
 fn malformed_and_missing_arguments_are_usage_errors() {
-    let client = ["--rpc", "http://127.0.0.1:1", "--key", "k"];
     let cases: Vec<(Vec<&str>, &[&str])> = vec![
         (
-            [&["acc", "show", "--type-id", "0x12"][..], &["--rpc", "u"]].concat(),
+            words("acc show --type-id 0x12 --rpc u"),
             &["invalid value '0x12'", "--type-id", "32 bytes of hex"],
         ),
         (
-            [&["deploy", "b", "--fee-rate", "cheap"][..], &client].concat(),
+            client("deploy b --fee-rate cheap", &[]),
             &["invalid value 'cheap'", "--fee-rate"],
         ),
         (
-            [
-                &[
-                    "lock",
-                    "--leaves",
-                    "l",
-                    "--verifier",
-                    "v",
-                    "--capacity",
-                    "1.5",
-                ][..],
-                &client,
-            ]
-            .concat(),
+            client("lock --leaves l --verifier v --capacity 1.5", &[]),
             &["--capacity", "whole CKB"],
         ),
         (
-            [
-                &["spend", "--leaves", "l", "--index", "0", "--format", "c"][..],
-                &client,
-            ]
-            .concat(),
+            client("spend --leaves l --index 0 --format c", &[]),
             &["--format", "baseline or compiled"],
         ),
         (
-            [
-                &["spend", "--leaves", "l", "--index", "0", "--cell", "0x12:x"][..],
-                &client,
-            ]
-            .concat(),
+            client("spend --leaves l --index 0 --cell 0x12:x", &[]),
             &["--cell", "out point"],
         ),
+        (words("sync-bench --leaves 1"), &["--leaves", "2 to 1e9"]),
         (
-            vec!["sync-bench", "--leaves", "1"],
-            &["--leaves", "2 to 1e9"],
-        ),
-        (
-            vec!["load", "--blocks", "2"],
+            words("load --blocks 2"),
             &["invalid value '2'", "--blocks", "3..=100000"],
         ),
         (
-            vec!["load", "--spends", "4", "--clients", "5"],
+            words("load --spends 4 --clients 5"),
             &["--clients 5", "--spends 4"],
         ),
+        (words("deploy b --rpc u"), &["--key <FILE>"]),
+        (words("spend --index 0 --rpc u --key k"), &["--leaves"]),
         (
-            [&["deploy", "b"][..], &["--rpc", "u"]].concat(),
-            &["--key <FILE>"],
-        ),
-        (
-            vec!["spend", "--index", "0", "--rpc", "u", "--key", "k"],
-            &["--leaves"],
-        ),
-        (
-            [
-                &["deploy", "b", "--type-id", "--upgrade", TYPE_ID][..],
-                &client,
-            ]
-            .concat(),
+            client("deploy b --type-id --upgrade", &[TYPE_ID]),
             &["--type-id", "--upgrade"],
         ),
-        (vec!["frobnicate"], &["'frobnicate'", "(ckb-devnet --help)"]),
-        (vec!["acc", "grow"], &["'grow'", "(ckb-devnet acc --help)"]),
+        (
+            words("frobnicate"),
+            &["'frobnicate'", "(ckb-devnet --help)"],
+        ),
+        (words("acc grow"), &["'grow'", "(ckb-devnet acc --help)"]),
     ];
     for (args, names) in cases {
         usage_error(&args, names);
