@@ -64,34 +64,20 @@ fn every_command_of_the_deploy_guide_runs() {
             "{line}\n{}{stdout}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let printed = |name: &str, what: &str| field(&stdout, name).expect(what).to_string();
         if vars.iter().all(|(n, _)| *n != "$CODE") {
-            vars.push((
-                "$CODE",
-                field(&stdout, "out_point")
-                    .expect("deploy prints out_point")
-                    .to_string(),
-            ));
+            vars.push(("$CODE", printed("out_point", "deploy prints out_point")));
         }
         if args[..2] == ["acc", "create"] {
-            vars.push((
-                "$ACC",
-                field(&stdout, "type_id")
-                    .expect("acc create prints type_id")
-                    .to_string(),
-            ));
+            vars.push(("$ACC", printed("type_id", "acc create prints type_id")));
         }
         if args[0] == "deploy" && args.iter().any(|a| a == "--type-id") {
-            let out_point = field(&stdout, "out_point").expect("deploy prints out_point");
+            let out_point = printed("out_point", "deploy prints out_point");
             vars.push(("$TYPED", out_point.split(':').next().unwrap().to_string()));
         }
         if args[0] == "spend" {
             vars.retain(|(n, _)| *n != "$TX");
-            vars.push((
-                "$TX",
-                field(&stdout, "tx_hash")
-                    .expect("spend prints tx_hash")
-                    .to_string(),
-            ));
+            vars.push(("$TX", printed("tx_hash", "spend prints tx_hash")));
         }
         outputs.push((args[0].clone(), stdout));
     }
@@ -244,28 +230,13 @@ fn usage_text_matches_the_deploy_guide() {
     );
     // Every command of the guide's session has its help, and the acc commands are listed.
     let named: Vec<&str> = helps.iter().map(|(c, _)| c.as_str()).collect();
-    for command in [
-        "node",
-        "start",
-        "stop",
-        "scenario",
-        "sync-bench",
-        "deploy",
-        "lock",
-        "spend",
-    ]
-    .into_iter()
-    .chain([
-        "debug",
-        "acc create",
-        "acc append",
-        "acc extend",
-        "acc sync",
-        "acc show",
-    ])
-    .chain(["acc handover"])
+    let commands = "node start stop scenario sync-bench deploy lock spend debug".split(' ');
+    let acc = "create append extend sync show handover".split(' ');
+    for command in commands
+        .map(String::from)
+        .chain(acc.map(|c| format!("acc {c}")))
     {
-        assert!(named.contains(&command), "{command}: {named:?}");
+        assert!(named.contains(&command.as_str()), "{command}: {named:?}");
     }
     let mut options: Vec<(&str, &str)> = helps
         .iter()

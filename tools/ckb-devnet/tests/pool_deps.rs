@@ -13,7 +13,8 @@ use ckb_mmr_sdk::mmr_cell::Spend;
 use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{exact_output, Built, Pay, Wallet, DEFAULT_FEE_RATE};
 use ckb_mmr_sdk::{hex, Mode};
-use ckb_types::{bytes::Bytes, prelude::*, H256};
+use ckb_types::{bytes::Bytes, prelude::*};
+use common::hash;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -64,10 +65,6 @@ fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
 
 fn short_id(b: &Built) -> String {
     hex(b.tx.clone().into_view().proposal_short_id().as_slice())
-}
-
-fn hash(b: &Built) -> H256 {
-    b.tx.calc_tx_hash().unpack()
 }
 
 impl<'a> Fixture<'a> {
@@ -125,14 +122,6 @@ impl<'a> Fixture<'a> {
         self.dev.chain.rpc.call(method, params)
     }
 
-    /// `get_transaction`'s status and reason.
-    fn status(&self, b: &Built) -> (String, String) {
-        let s = self.dev.chain.rpc.transaction(&hash(b)).unwrap();
-        s.map_or(("unknown".into(), String::new()), |s| {
-            (s.status, s.reason.unwrap_or_default())
-        })
-    }
-
     /// The pool's entry for `b`: its state and how many pooled ancestors it has.
     fn entry(&self, b: &Built) -> Option<(String, u64)> {
         let v = self.rpc("get_pool_tx_detail_info", json!([hash(b)])).ok()?;
@@ -178,14 +167,8 @@ impl<'a> Fixture<'a> {
     /// Lets the node's own miner work until every one of `txs` is committed; their places
     /// (block number, index in the block).
     fn commit_all(&self, txs: &[&Built]) -> Vec<(u64, usize)> {
-        for _ in 0..30 {
-            if txs.iter().all(|b| self.status(b).0 == "committed") {
-                return txs.iter().map(|b| self.place(b)).collect();
-            }
-            self.dev.chain.next_block().unwrap();
-        }
-        let statuses: Vec<_> = txs.iter().map(|b| self.status(b)).collect();
-        panic!("not all committed after 30 blocks: {statuses:?}");
+        self.dev.commit_all(txs, 30);
+        txs.iter().map(|b| self.place(b)).collect()
     }
 
     fn place(&self, b: &Built) -> (u64, usize) {
@@ -260,7 +243,7 @@ fn append_then_reader(fx: &mut Fixture) {
         e.message
     );
     eprintln!("spend after a pooled append: {} ({})", e.message, e.code);
-    let (status, reason) = fx.status(&stale);
+    let (status, reason) = fx.dev.status(&stale);
     assert_eq!(status, "rejected", "the refusal is on record too: {reason}");
     assert!(reason.contains("Dead(OutPoint("), "{reason}");
     fx.commit_all(&[&append]);
@@ -319,7 +302,7 @@ fn block_commits_append_over(fx: &mut Fixture, state: State) {
     fx.wait_entry(&append, State::Proposed, "the append");
     fx.mine(&[], &[&append]);
     let (status, reason) = wait_for("the spend's rejection", || {
-        Some(fx.status(&reader)).filter(|(s, _)| s != state.name() && s != "pending")
+        Some(fx.dev.status(&reader)).filter(|(s, _)| s != state.name() && s != "pending")
     });
     let acc_point = hex(fx.acc.cell.out_point.as_slice());
     assert_eq!(status, "rejected", "{state:?}: {reason}");
@@ -327,7 +310,7 @@ fn block_commits_append_over(fx: &mut Fixture, state: State) {
         reason.contains("Resolve") && reason.contains(&format!("Dead(OutPoint({acc_point})")),
         "{reason}"
     );
-    assert_eq!(fx.status(&append).0, "committed");
+    assert_eq!(fx.dev.status(&append).0, "committed");
     assert!(
         fx.dev
             .chain
@@ -361,7 +344,7 @@ fn replaced_reader_takes_the_append(fx: &mut Fixture) {
     assert!(replacement.fee > reader.fee + append.fee);
     fx.dev.sent(&replacement, "the replacement");
     let (status, reason) = wait_for("the append's removal", || {
-        Some(fx.status(&append)).filter(|(s, _)| s != "pending")
+        Some(fx.dev.status(&append)).filter(|(s, _)| s != "pending")
     });
     assert_eq!(status, "rejected", "{reason}");
     let by = format!("replaced by tx Byte32({:#x})", hash(&replacement));

@@ -13,7 +13,7 @@ use ckb_mmr_sdk::ring::{self, Ring};
 use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, SHANNONS_PER_CKB};
 use ckb_mmr_sdk::{hex, Format, Mode};
-use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
+use ckb_types::{bytes::Bytes, packed, prelude::*};
 use std::time::Duration;
 
 struct Fixture<'a> {
@@ -109,27 +109,6 @@ impl<'a> Fixture<'a> {
         };
         built
     }
-
-    fn status(&self, b: &Built) -> String {
-        let h: H256 = b.tx.calc_tx_hash().unpack();
-        self.dev
-            .chain
-            .rpc
-            .transaction(&h)
-            .unwrap()
-            .map_or("unknown".into(), |s| s.status)
-    }
-
-    fn commit_all(&self, txs: &[&Built]) {
-        for _ in 0..40 {
-            if txs.iter().all(|b| self.status(b) == "committed") {
-                return;
-            }
-            self.dev.chain.next_block().unwrap();
-        }
-        let statuses: Vec<_> = txs.iter().map(|b| self.status(b)).collect();
-        panic!("not all committed after 40 blocks: {statuses:?}");
-    }
 }
 
 /// A spend on the newest committed snapshot, sent, then K - 1 appends chained behind it in the
@@ -160,7 +139,7 @@ fn a_snapshot_outlives_k_minus_1_appends_and_then_is_refused_by_name() {
     );
     let mut all: Vec<&Built> = appends.iter().collect();
     all.push(&reader);
-    fx.commit_all(&all);
+    fx.dev.commit_all(&all, 40);
     eprintln!(
         "a spend on snapshot {} committed with {} appends sent behind it",
         ckb_mmr_sdk::out_point_text(&snapshot.cell.out_point),
@@ -189,7 +168,7 @@ fn a_snapshot_outlives_k_minus_1_appends_and_then_is_refused_by_name() {
     );
     assert!(ring::names_consumed(&e.message, &snapshot.cell.out_point));
     eprintln!("spend after the K-th append: {} ({})", e.message, e.code);
-    fx.commit_all(&[&kth]);
+    fx.dev.commit_all(&[&kth], 40);
     // The pool applies the committed block on its own task: until then it still says Dead.
     let start = std::time::Instant::now();
     let e = loop {
@@ -214,7 +193,7 @@ fn a_snapshot_outlives_k_minus_1_appends_and_then_is_refused_by_name() {
     let rebuilt = fx.spend(&cell, &newest);
     fx.dev
         .sent(&rebuilt, "the spend rebuilt on the newest snapshot");
-    fx.commit_all(&[&rebuilt]);
+    fx.dev.commit_all(&[&rebuilt], 40);
     node.stop().unwrap();
 }
 
@@ -230,7 +209,7 @@ fn the_spender_rebuilds_on_the_newest_snapshot_and_stops_on_its_own_bugs() {
     let fx = std::cell::RefCell::new(Fixture::new(&chain, &key, 2));
     // One append, committed, so the two snapshots differ.
     let first = fx.borrow_mut().append();
-    fx.borrow().commit_all(&[&first]);
+    fx.borrow().dev.commit_all(&[&first], 40);
     let (code_hash, type_id) = {
         let f = fx.borrow();
         (f.dev.acc_code.data_hash, f.ring.type_id())
@@ -261,7 +240,7 @@ fn the_spender_rebuilds_on_the_newest_snapshot_and_stops_on_its_own_bugs() {
         calls[1] > calls[0],
         "rebuilt on a newer snapshot: {calls:?}"
     );
-    assert_eq!(fx.borrow().status(&spent.built), "committed");
+    assert_eq!(fx.borrow().dev.status(&spent.built).0, "committed");
 
     // The head as the dep: 92, named, once.
     let cell = fx.borrow_mut().cells.pop().unwrap();

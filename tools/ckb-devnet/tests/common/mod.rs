@@ -9,7 +9,7 @@ use ckb_mmr_sdk::mmr_cell::DEFAULT_CELL_CAPACITY;
 use ckb_mmr_sdk::node::{self, Node, Tie};
 use ckb_mmr_sdk::rpc::{IndexedCell, NodeError};
 use ckb_mmr_sdk::wallet::{Built, Wallet, DEFAULT_FEE_RATE};
-use ckb_types::{packed, H256};
+use ckb_types::{packed, prelude::*, H256};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -240,6 +240,11 @@ pub fn no_process_left(dir: &Path, secs: u64) -> bool {
     false
 }
 
+/// `b`'s transaction hash.
+pub fn hash(b: &Built) -> H256 {
+    b.tx.calc_tx_hash().unpack()
+}
+
 /// Sends `b`: the node's refusal as its error; any other failure (transport, parse) ends the
 /// test, since these tests are about what the node decides.
 pub fn send(chain: &Chain, b: &Built) -> Result<H256, NodeError> {
@@ -308,6 +313,27 @@ impl<'a> Deployed<'a> {
 
     pub fn send(&self, b: &Built) -> Result<H256, NodeError> {
         send(self.chain, b)
+    }
+
+    /// `get_transaction`'s status and reason for `b`.
+    pub fn status(&self, b: &Built) -> (String, String) {
+        let s = self.chain.rpc.transaction(&hash(b)).unwrap();
+        s.map_or(("unknown".into(), String::new()), |s| {
+            (s.status, s.reason.unwrap_or_default())
+        })
+    }
+
+    /// Lets the node's own miner work, `blocks` blocks at most, until every one of `txs` is
+    /// committed.
+    pub fn commit_all(&self, txs: &[&Built], blocks: usize) {
+        for _ in 0..blocks {
+            if txs.iter().all(|b| self.status(b).0 == "committed") {
+                return;
+            }
+            self.chain.next_block().unwrap();
+        }
+        let statuses: Vec<_> = txs.iter().map(|b| self.status(b)).collect();
+        panic!("not all committed after {blocks} blocks: {statuses:?}");
     }
 
     /// Sends `b`, which the node must accept.
