@@ -232,29 +232,19 @@ fn append_then_reader(fx: &mut Fixture) {
     fx.dev.sent(&append, "the append");
     let stale = fx.reader(&cell);
     let acc_point = hex(fx.acc.cell.out_point.as_slice());
+    let what = "a spend of a cell the pool spends";
     let e = fx
         .dev
-        .send(&stale)
-        .expect_err("a spend of a cell the pool spends");
-    assert_eq!(e.code, -301, "{}", e.message);
-    assert!(
-        e.message.contains(&format!("Dead(OutPoint({acc_point})")),
-        "{}",
-        e.message
-    );
+        .refused_301(&stale, what, &format!("Dead(OutPoint({acc_point})"));
     eprintln!("spend after a pooled append: {} ({})", e.message, e.code);
     let (status, reason) = fx.dev.status(&stale);
     assert_eq!(status, "rejected", "the refusal is on record too: {reason}");
     assert!(reason.contains("Dead(OutPoint("), "{reason}");
     fx.commit_all(&[&append]);
-    let e = fx.dev.send(&stale).expect_err("a spend of a consumed cell");
-    assert_eq!(e.code, -301, "{}", e.message);
-    assert!(
-        e.message
-            .contains(&format!("Unknown(OutPoint({acc_point})")),
-        "{}",
-        e.message
-    );
+    let what = "a spend of a consumed cell";
+    let e = fx
+        .dev
+        .refused_301(&stale, what, &format!("Unknown(OutPoint({acc_point})"));
     eprintln!("spend after a committed append: {} ({})", e.message, e.code);
     fx.appended(&append);
     let rebuilt = fx.reader(&cell);

@@ -8,11 +8,10 @@ use ckb_mmr_sdk::accumulator::{self, Update};
 use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::error::Error;
 use ckb_mmr_sdk::key::{Key, DEV_KEY};
-use ckb_mmr_sdk::mmr_cell::{self, Spend};
 use ckb_mmr_sdk::ring::{self, Ring};
 use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, SHANNONS_PER_CKB};
-use ckb_mmr_sdk::{hex, Format, Mode};
+use ckb_mmr_sdk::{hex, Mode};
 use ckb_types::{bytes::Bytes, packed, prelude::*};
 use std::time::Duration;
 
@@ -155,28 +154,16 @@ fn a_snapshot_outlives_k_minus_1_appends_and_then_is_refused_by_name() {
     let cell = fx.cells.pop().unwrap();
     let kth = fx.append();
     let stale = fx.spend(&cell, &snapshot);
-    let e = fx
-        .dev
-        .send(&stale)
-        .expect_err("a spend on a consumed snapshot");
     let named = format!("OutPoint({})", hex(snapshot.cell.out_point.as_slice()));
-    assert_eq!(e.code, -301, "{}", e.message);
-    assert!(
-        e.message.contains(&format!("Dead({named}")),
-        "{}",
-        e.message
-    );
+    let what = "a spend on a consumed snapshot";
+    let e = fx.dev.refused_301(&stale, what, &format!("Dead({named}"));
     assert!(ring::names_consumed(&e.message, &snapshot.cell.out_point));
     eprintln!("spend after the K-th append: {} ({})", e.message, e.code);
     fx.dev.commit_all(&[&kth], 40);
     // The pool applies the committed block on its own task: until then it still says Dead.
     let start = std::time::Instant::now();
     let e = loop {
-        let e = fx
-            .dev
-            .send(&stale)
-            .expect_err("a spend on a consumed snapshot");
-        assert_eq!(e.code, -301, "{}", e.message);
+        let e = fx.dev.refused_301(&stale, what, &named);
         assert!(ring::names_consumed(&e.message, &snapshot.cell.out_point));
         if e.message.contains(&format!("Unknown({named}")) || start.elapsed().as_secs() > 60 {
             break e;
@@ -252,18 +239,9 @@ fn the_spender_rebuilds_on_the_newest_snapshot_and_stops_on_its_own_bugs() {
         let mut head = committed.head.clone();
         head.leaf_count = committed.newest().leaf_count;
         let n = head.leaf_count as usize;
-        let w = mmr_cell::prove(&f.dev.leaves[..n], &[0]).unwrap();
-        Ok(Spend::new(
-            cell.clone(),
-            f.dev.verifier.clone(),
-            &w,
-            Format::Compiled,
-            Mode::Plain,
-        )
-        .unwrap()
-        .with_dep(head.cell_dep())
-        .build(&f.dev.payer)
-        .unwrap())
+        let leaves = &f.dev.leaves[..n];
+        let spend = common::reference_spend(&cell, &f.dev.verifier, leaves, head.cell_dep());
+        Ok(spend.build(&f.dev.payer).unwrap())
     })
     .err()
     .expect("the head as dep is refused");

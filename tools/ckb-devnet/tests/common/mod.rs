@@ -336,6 +336,15 @@ impl<'a> Deployed<'a> {
         panic!("not all committed after {blocks} blocks: {statuses:?}");
     }
 
+    /// Sends `b`, which the node must refuse (`what` it is) with -301, a cell it takes dead or
+    /// unknown, naming `words`: the refusal.
+    pub fn refused_301(&self, b: &Built, what: &str, words: &str) -> NodeError {
+        let e = self.send(b).expect_err(what);
+        assert_eq!(e.code, -301, "{}", e.message);
+        assert!(e.message.contains(words), "{}", e.message);
+        e
+    }
+
     /// Sends `b`, which the node must accept.
     pub fn sent(&self, b: &Built, what: &str) {
         if let Err(e) = self.send(b) {
