@@ -4,10 +4,9 @@
 
 use crate::scenario::acc_state::{AccState, AFTER_FIRST_APPEND, CREATED};
 use crate::scenario::acc_steps::{acc_refusal, Then};
-use crate::scenario::ctx::Ctx;
+use crate::scenario::ctx::{sweep, Ctx};
 use ckb_mmr_sdk::accumulator::{self, Update};
 use ckb_mmr_sdk::error::{Error, Result};
-use ckb_mmr_sdk::wallet::{exact_output, Draft, Pay};
 use ckb_mmr_sdk::REFERENCE_SEED;
 use ckb_types::{bytes::Bytes, packed, prelude::*};
 use mmr_accumulator::tag;
@@ -101,24 +100,14 @@ pub fn hand_over(ctx: &mut Ctx) -> Result<()> {
 pub fn destroy_refused(ctx: &mut Ctx) -> Result<()> {
     let owner = ctx.owner();
     let acc = ctx.current()?.clone();
-    let destroy = owner.complete(
-        Draft {
-            cell_deps: vec![ctx.acc_code()?.cell_dep()],
-            inputs: vec![(acc.cell.out_point.clone(), acc.cell.output.clone())],
-            outputs: vec![(
-                exact_output(owner.key.lock(), None, 0)
-                    .as_builder()
-                    .capacity(acc.cell.capacity())
-                    .build(),
-                Bytes::new(),
-            )],
-            witnesses: vec![packed::WitnessArgs::new_builder()
-                .input_type(Some(Bytes::from(vec![tag::KEEP])).pack())
-                .build()
-                .as_bytes()],
-            type_id_output: None,
-        },
-        Pay::FromOutput(0),
+    let keep = packed::WitnessArgs::new_builder()
+        .input_type(Some(Bytes::from(vec![tag::KEEP])).pack())
+        .build();
+    let destroy = sweep(
+        &owner,
+        &acc.cell,
+        ctx.acc_code()?.cell_dep(),
+        keep.as_bytes(),
     )?;
     ctx.acc_mut()?.leaves.push(owner.key.lock_hash());
     let leaves = ctx.acc()?.leaves.clone();

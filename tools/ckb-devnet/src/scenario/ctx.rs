@@ -12,9 +12,9 @@ use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::key::Key;
 use ckb_mmr_sdk::mmr_cell::{self, Spend, DEFAULT_CELL_CAPACITY};
 use ckb_mmr_sdk::rpc::{CallError, IndexedCell};
-use ckb_mmr_sdk::wallet::{Built, Wallet, DEFAULT_FEE_RATE};
+use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, Wallet, DEFAULT_FEE_RATE};
 use ckb_mmr_sdk::{Format, Mode, Workload, REFERENCE_SEED};
-use ckb_types::{packed, H256};
+use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
 use serde_json::Value;
 use std::path::Path;
 
@@ -275,6 +275,28 @@ impl<'a> Ctx<'a> {
             spent_after,
         })
     }
+}
+
+/// `cell` spent whole to `wallet`'s lock (its fee taken from that output), with `dep` and
+/// witness 0 `witness`: the shape of a forged spend.
+pub fn sweep(
+    wallet: &Wallet,
+    cell: &IndexedCell,
+    dep: packed::CellDep,
+    witness: Bytes,
+) -> Result<Built> {
+    let output = exact_output(wallet.key.lock(), None, 0)
+        .as_builder()
+        .capacity(cell.capacity())
+        .build();
+    let draft = Draft {
+        cell_deps: vec![dep],
+        inputs: vec![(cell.out_point.clone(), cell.output.clone())],
+        outputs: vec![(output, Bytes::new())],
+        witnesses: vec![witness],
+        ..Draft::default()
+    };
+    wallet.complete(draft, Pay::FromOutput(0))
 }
 
 /// Inputs' capacity (as the node resolved them) minus outputs' capacity.

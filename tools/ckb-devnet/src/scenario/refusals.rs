@@ -4,13 +4,13 @@
 //! follows. The plain-mode replay, accepted by design, is here too.
 
 use crate::scenario::code::Verifier;
-use crate::scenario::ctx::{Ctx, Refusal};
+use crate::scenario::ctx::{sweep, Ctx, Refusal};
 use ckb_mmr_sdk::deploy::Deployment;
 use ckb_mmr_sdk::error::Result;
 use ckb_mmr_sdk::mmr_cell::{self, Spend};
 use ckb_mmr_sdk::rpc::IndexedCell;
-use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, SHANNONS_PER_CKB};
-use ckb_mmr_sdk::{Format, Mode, Workload, REFERENCE_SEED};
+use ckb_mmr_sdk::wallet::{Built, SHANNONS_PER_CKB};
+use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
 use ckb_types::{bytes::Bytes, core::ScriptHashType, packed, prelude::*};
 
 /// secp256k1_blake160_sighash_all's exit code when the signature's public key hash is not the
@@ -27,6 +27,11 @@ fn compiled(ctx: &Ctx) -> Result<Deployment> {
 /// The honest plain-mode spend of `cell`.
 fn honest_plain(ctx: &Ctx, d: &Deployment, cell: &IndexedCell) -> Result<Built> {
     ctx.honest(cell, d, VERIFIER.format(), Mode::Plain)
+}
+
+/// The spend of `cell` by `d` (the verifier's deployment) proving `w` in `mode`.
+fn spend(cell: &IndexedCell, d: &Deployment, w: &Workload, mode: Mode) -> Result<Spend> {
+    Spend::new(cell.clone(), d.clone(), w, VERIFIER.format(), mode)
 }
 
 /// Sends `tx` against `cell`, then `then`, and records the row.
@@ -55,14 +60,9 @@ fn refuse(
 fn refuse_forged_proof(ctx: &mut Ctx, case: &'static str, forged: &Workload) -> Result<()> {
     let d = compiled(ctx)?;
     let cell = ctx.lock(&d.code, Mode::Plain)?;
-    let spend = Spend::new(
-        cell.clone(),
-        d.clone(),
-        forged,
-        VERIFIER.format(),
-        Mode::Plain,
-    )?;
-    let tx = spend.build(&ctx.payer())?.tx;
+    let tx = spend(&cell, &d, forged, Mode::Plain)?
+        .build(&ctx.payer())?
+        .tx;
     let honest = honest_plain(ctx, &d, &cell)?;
     refuse(ctx, case, (&tx, &cell), (Some(9), None), Ok(honest))
 }
@@ -108,30 +108,8 @@ pub fn truncated_witness(ctx: &mut Ctx) -> Result<()> {
 pub fn owner_input_missing(ctx: &mut Ctx) -> Result<()> {
     let d = compiled(ctx)?;
     let cell = ctx.lock(&d.code, Mode::Owner)?;
-    let spend = Spend::new(
-        cell.clone(),
-        d.clone(),
-        &ctx.owned,
-        VERIFIER.format(),
-        Mode::Owner,
-    )?;
-    let payer = ctx.payer();
-    let no_owner = payer.complete(
-        Draft {
-            cell_deps: vec![d.cell_dep()],
-            inputs: vec![(cell.out_point.clone(), cell.output.clone())],
-            outputs: vec![(
-                exact_output(payer.key.lock(), None, 0)
-                    .as_builder()
-                    .capacity(cell.capacity())
-                    .build(),
-                Bytes::new(),
-            )],
-            witnesses: vec![spend.witness.clone()],
-            type_id_output: None,
-        },
-        Pay::FromOutput(0),
-    )?;
+    let witness = spend(&cell, &d, &ctx.owned, Mode::Owner)?.witness;
+    let no_owner = sweep(&ctx.payer(), &cell, d.cell_dep(), witness)?;
     let honest = ctx.honest(&cell, &d, VERIFIER.format(), Mode::Owner)?;
     refuse(
         ctx,
@@ -210,13 +188,7 @@ pub fn plain_replay_accepted(ctx: &mut Ctx) -> Result<()> {
     let second = ctx.lock(&d.code, Mode::Plain)?;
     let seen = honest_plain(ctx, &d, &first)?;
     ctx.chain.send_and_commit(&seen.tx)?;
-    let mut theft = Spend::new(
-        second.clone(),
-        d.clone(),
-        &ctx.plain,
-        Format::Compiled,
-        Mode::Plain,
-    )?;
+    let mut theft = spend(&second, &d, &ctx.plain, Mode::Plain)?;
     theft.witness = seen.tx.witnesses().get(0).expect("witness").raw_data();
     let replay = theft.build(&ctx.owner())?;
     refuse(
