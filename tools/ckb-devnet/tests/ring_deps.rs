@@ -4,6 +4,7 @@
 
 mod common;
 
+use ckb_devnet::load::output_cell;
 use ckb_mmr_sdk::accumulator::{self, Update};
 use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::error::Error;
@@ -12,7 +13,7 @@ use ckb_mmr_sdk::ring::{self, Ring};
 use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_mmr_sdk::wallet::{exact_output, Built, Draft, Pay, SHANNONS_PER_CKB};
 use ckb_mmr_sdk::{hex, Mode};
-use ckb_types::{bytes::Bytes, packed, prelude::*};
+use ckb_types::{bytes::Bytes, prelude::*};
 use std::time::Duration;
 
 struct Fixture<'a> {
@@ -39,19 +40,15 @@ impl<'a> Fixture<'a> {
             .capacity(5_000 * SHANNONS_PER_CKB)
             .build();
         let draft = Draft {
-            outputs: vec![(fee_out.clone(), Bytes::new())],
+            outputs: vec![(fee_out, Bytes::new())],
             ..Draft::default()
         };
         let funding = dev
             .payer
             .complete(draft, Pay::Wallet { min_inputs: 1 })
             .unwrap();
-        let hash = chain.send_and_commit(&funding.tx).unwrap();
-        let fee_cell = IndexedCell {
-            out_point: packed::OutPoint::new(hash.pack(), 0),
-            output: fee_out,
-            data: Some(Vec::new()),
-        };
+        chain.send_and_commit(&funding.tx).unwrap();
+        let fee_cell = output_cell(&funding.tx, 0);
         Fixture {
             dev,
             ring,
@@ -101,11 +98,7 @@ impl<'a> Fixture<'a> {
         let built = self.dev.payer.complete(draft, Pay::FromOutput(at)).unwrap();
         self.dev.sent(&built, "an append");
         self.ring = self.ring.after(&built.tx).unwrap();
-        self.fee_cell = IndexedCell {
-            out_point: packed::OutPoint::new(built.tx.calc_tx_hash(), at as u32),
-            output: built.tx.raw().outputs().get(at).unwrap(),
-            data: Some(Vec::new()),
-        };
+        self.fee_cell = output_cell(&built.tx, at);
         built
     }
 }

@@ -7,7 +7,7 @@
 //! status). It reads the cells to list from the admin's state, which any reader of the pool
 //! finds as well.
 
-use super::Shared;
+use super::{output_cell, Shared};
 use ckb_mmr_sdk::chain::Chain;
 use ckb_mmr_sdk::error::Result;
 use ckb_mmr_sdk::key::Key;
@@ -50,14 +50,6 @@ fn build(
         ..Draft::default()
     };
     Wallet::new(chain, key, rate).complete(draft, Pay::FromOutput(0))
-}
-
-fn output0(b: &Built) -> IndexedCell {
-    IndexedCell {
-        out_point: packed::OutPoint::new(b.tx.calc_tx_hash(), 0),
-        output: b.tx.raw().outputs().get(0).expect("one output"),
-        data: Some(Vec::new()),
-    }
 }
 
 /// Waits until the admin has sent more than `n` appends (or the run stops): false if stopped.
@@ -112,7 +104,7 @@ pub fn run(
             }
             Err(CallError::Other(e)) => return Err(e),
         }
-        cell = output0(&first);
+        cell = output_cell(&first.tx, 0);
         // The next append arrives and becomes this transaction's child; then the replacement,
         // spending the same input.
         if !wait_sent(shared, n) {
@@ -123,7 +115,7 @@ pub fn run(
         match chain.rpc.send_transaction(&second.tx) {
             Ok(_) => {
                 g.replaced += 1;
-                cell = output0(&second);
+                cell = output_cell(&second.tx, 0);
             }
             Err(CallError::Node(_)) => g.missed += 1,
             Err(CallError::Other(e)) => return Err(e),

@@ -4,7 +4,7 @@
 //! After the last append, blocks at the same pace until every spend has committed (or a limit).
 
 use super::setup::Setup;
-use super::{AppendAt, Options, Shared};
+use super::{output_cell, AppendAt, Options, Shared};
 use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::error::{Error, Result};
@@ -121,11 +121,7 @@ fn mine(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Append
         shared.appends_sent.fetch_add(1, Ordering::SeqCst);
         history.push(acc.commitment);
         let fee_at = built.tx.raw().outputs().len() - 1;
-        fee_cell = IndexedCell {
-            out_point: packed::OutPoint::new(built.tx.calc_tx_hash(), fee_at as u32),
-            output: built.tx.raw().outputs().get(fee_at).expect("the fee cell"),
-            data: Some(Vec::new()),
-        };
+        fee_cell = output_cell(&built.tx, fee_at);
         flights.push(InFlight {
             hash: built.tx.calc_tx_hash().unpack(),
             short_id: hex(built.tx.clone().into_view().proposal_short_id().as_slice()),

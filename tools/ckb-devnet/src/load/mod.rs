@@ -26,6 +26,7 @@ use crate::fresh_chain::{remove_old, run_on_fresh_chain};
 use crate::scenario::{Binaries, Verifier};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::error::{Error, Result};
+use ckb_mmr_sdk::rpc::IndexedCell;
 use ckb_types::packed;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -139,6 +140,15 @@ impl Shared {
 
 /// The three verifiers and two modes every run covers.
 pub const VERIFIERS: [Verifier; 3] = Verifier::ALL;
+
+/// Output `i` of `tx` (with empty data) as a cell to spend, before the indexer shows it.
+pub fn output_cell(tx: &packed::Transaction, i: usize) -> IndexedCell {
+    IndexedCell {
+        out_point: packed::OutPoint::new(tx.calc_tx_hash(), i as u32),
+        output: tx.raw().outputs().get(i).expect("the output"),
+        data: Some(Vec::new()),
+    }
+}
 
 /// `/proc/loadavg`'s three averages (zeros where it cannot be read).
 pub fn load_average() -> [f64; 3] {

@@ -2,7 +2,7 @@
 //! created, one cell locked by reference per spend, the owners' and the admin's fee cells, and
 //! the plan (which client sends which spend, with which verifier and mode, and when).
 
-use super::{Dep, Options, VERIFIERS};
+use super::{output_cell, Dep, Options, VERIFIERS};
 use crate::scenario::{Binaries, Verifier};
 use ckb_mmr_sdk::accumulator::{self, Accumulator};
 use ckb_mmr_sdk::chain::{progress, Chain};
@@ -163,25 +163,14 @@ pub fn prepare(chain: &Chain, binaries: &Binaries, o: &Options) -> Result<Setup>
         outputs.push(cell_of(key.lock(), GRIEFER_CELL));
     }
     let draft = Draft {
-        outputs: outputs.clone(),
+        outputs,
         ..Draft::default()
     };
     let funding = payer.complete(draft, Pay::Wallet { min_inputs: 1 })?;
     progress("load: funding the owners' inputs and the admin's fee cell");
-    let hash = chain.send_and_commit(&funding.tx)?;
-    let fee_cell = IndexedCell {
-        out_point: packed::OutPoint::new(hash.pack(), fee_at as u32),
-        output: outputs[fee_at].0.clone(),
-        data: Some(Vec::new()),
-    };
-    let griefer = griefer.map(|(_, key)| {
-        let cell = IndexedCell {
-            out_point: packed::OutPoint::new(hash.pack(), fee_at as u32 + 1),
-            output: outputs[fee_at + 1].0.clone(),
-            data: Some(Vec::new()),
-        };
-        (key, cell)
-    });
+    chain.send_and_commit(&funding.tx)?;
+    let fee_cell = output_cell(&funding.tx, fee_at);
+    let griefer = griefer.map(|(_, key)| (key, output_cell(&funding.tx, fee_at + 1)));
 
     let mut rng = StdRng::seed_from_u64(o.seed);
     let plan = cells
