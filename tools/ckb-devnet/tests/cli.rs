@@ -27,10 +27,8 @@ fn spawn_node(dir: &Path) -> (Child, Value) {
         .read_line(&mut line)
         .unwrap();
     let info: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
-    assert!(info["rpc_url"]
-        .as_str()
-        .unwrap()
-        .starts_with("http://127.0.0.1:"));
+    let rpc_url = info["rpc_url"].as_str().unwrap();
+    assert!(rpc_url.starts_with("http://127.0.0.1:"), "{rpc_url}");
     (child, info)
 }
 

@@ -11,8 +11,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ckb-devnet");
-
 /// Spinning threads, one per core, until dropped.
 struct Load {
     stop: Arc<AtomicBool>,
@@ -96,7 +94,7 @@ struct Interrupted {
 /// Runs `ckb-devnet ARGS`, waits for the `occurrence`-th stderr line containing `needle`,
 /// waits `delay`, sends SIGINT, and collects the rest of stderr and the exit status.
 fn interrupt(args: &[&str], needle: &str, occurrence: u64, delay: Duration) -> Interrupted {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(common::BIN)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -124,8 +122,7 @@ fn interrupt(args: &[&str], needle: &str, occurrence: u64, delay: Duration) -> I
         child.wait()
     );
     std::thread::sleep(delay);
-    // SAFETY: a signal to the child this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    common::signal(child.id(), libc::SIGINT);
     let after: Vec<String> = lines.map_while(|l| l.ok()).collect();
     let code = child.wait().expect("waits for ckb-devnet").code();
     Interrupted {

@@ -301,24 +301,15 @@ pub fn sweep(
 
 /// Inputs' capacity (as the node resolved them) minus outputs' capacity.
 fn fee_from_mock(mock: &Value) -> u64 {
-    let cap = |v: &Value| {
-        v.as_str()
-            .and_then(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok())
-            .unwrap_or(0)
+    // The capacities at `capacity` in each cell of the list at `cells`, summed.
+    let total = |cells: &str, capacity: &str| -> u64 {
+        let cells = mock.pointer(cells).and_then(Value::as_array);
+        let hex = cells
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.pointer(capacity)?.as_str());
+        hex.filter_map(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok())
+            .sum()
     };
-    let ins: u64 = mock
-        .pointer("/mock_info/inputs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|i| cap(&i["output"]["capacity"]))
-        .sum();
-    let outs: u64 = mock
-        .pointer("/tx/outputs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|o| cap(&o["capacity"]))
-        .sum();
-    ins.saturating_sub(outs)
+    total("/mock_info/inputs", "/output/capacity").saturating_sub(total("/tx/outputs", "/capacity"))
 }

@@ -212,20 +212,14 @@ pub fn acc_spend<'a>(
 /// PIDs of processes whose command line mentions `dir`.
 pub fn processes_in(dir: &Path) -> Vec<i32> {
     let needle = dir.display().to_string();
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
+    let entries = std::fs::read_dir("/proc").into_iter().flatten().flatten();
+    let pids = entries.filter_map(|entry| {
+        let pid = entry.file_name().to_string_lossy().parse::<i32>().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
         let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if text.contains(&needle) && !node::is_zombie(pid) {
-            pids.push(pid);
-        }
-    }
-    pids
+        (text.contains(&needle) && !node::is_zombie(pid)).then_some(pid)
+    });
+    pids.collect()
 }
 
 /// Waits up to `secs` for no process to mention `dir`.
