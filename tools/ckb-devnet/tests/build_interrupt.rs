@@ -130,11 +130,8 @@ fn interrupt_deps(signal: i32, to_group: bool, expected: i32) {
         std::thread::sleep(Duration::from_millis(50));
         waited.push_str(&peek_stderr(&mut child));
     }
-    let target = if to_group {
-        -(child.id() as i32)
-    } else {
-        child.id() as i32
-    };
+    let pid = child.id() as i32;
+    let target = if to_group { -pid } else { pid };
     // SAFETY: a signal to the process (group) this test started.
     unsafe { libc::kill(target, signal) };
     let signalled = Instant::now();

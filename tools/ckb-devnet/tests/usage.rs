@@ -175,60 +175,30 @@ fn malformed_and_missing_arguments_are_usage_errors() {
 #[test]
 fn a_usage_error_writes_nothing() {
     let dir = scratch("nothing-written");
-    let file = |name: &str| dir.join(name).display().to_string();
-    let (node, report, json, mock, tx) = (
-        file("node"),
-        file("report.json"),
-        file("bench.json"),
-        file("mock.json"),
-        file("tx.json"),
-    );
-    let cases: Vec<Vec<&str>> = vec![
-        vec!["start", "--dir", &node, "--frobnicate"],
-        vec!["scenario", "--dir", &node, "--report", &report, "--release"],
-        vec![
-            "sync-bench",
-            "--dir",
-            &node,
-            "--json",
-            &json,
-            "--leaves",
-            "x",
-        ],
-        vec![
-            "load",
-            "--dir",
-            &node,
-            "--report",
-            &report,
-            "--spends",
-            "4",
-            "--clients",
-            "5",
-        ],
-        vec![
-            "debug",
-            "--tx",
-            "t",
-            "--mock-out",
-            &mock,
-            "--rpc",
-            "u",
-            "--frobnicate",
-        ],
-        vec![
-            "spend",
-            "--leaves",
-            "l",
-            "--index",
-            "0",
-            "--save-tx",
-            &tx,
-            "--rpc",
-            "u",
-            "--key",
-        ],
-    ];
+    // The files each command would write, named in the cases in capitals.
+    let files = [
+        ("NODE", "node"),
+        ("REPORT", "report.json"),
+        ("JSON", "bench.json"),
+        ("MOCK", "mock.json"),
+        ("TX", "tx.json"),
+    ]
+    .map(|(name, file)| (name, dir.join(file).display().to_string()));
+    let cases = [
+        "start --dir NODE --frobnicate",
+        "scenario --dir NODE --report REPORT --release",
+        "sync-bench --dir NODE --json JSON --leaves x",
+        "load --dir NODE --report REPORT --spends 4 --clients 5",
+        "debug --tx t --mock-out MOCK --rpc u --frobnicate",
+        "spend --leaves l --index 0 --save-tx TX --rpc u --key",
+    ]
+    .map(|line| -> Vec<&str> {
+        let file = |word| files.iter().find(|(name, _)| *name == word);
+        words(line)
+            .into_iter()
+            .map(|w| file(w).map_or(w, |(_, path)| path.as_str()))
+            .collect()
+    });
     for args in cases {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -15,7 +15,7 @@
 //! append came between the lookup and the send, so the spend is rebuilt after `TIP_RETRY`
 //! without waiting for a block.
 
-use super::miner::status;
+use super::miner::{rejection_reason, status};
 use super::setup::{Planned, Setup};
 use super::{Dep, Shared, SpendRow};
 use crate::scenario::mode_name;
@@ -142,11 +142,7 @@ fn step(
                 "committed" => committed(ctx, r, block, v)?,
                 "rejected" => {
                     r.row.dropped += 1;
-                    let reason = v
-                        .pointer("/tx_status/reason")
-                        .and_then(|x| x.as_str())
-                        .unwrap_or_default()
-                        .to_string();
+                    let reason = rejection_reason(&v).to_string();
                     progress(&format!(
                         "load: spend {} was dropped ({reason}): rebuilding",
                         r.plan.spend

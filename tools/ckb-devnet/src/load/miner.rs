@@ -66,6 +66,13 @@ pub fn status(chain: &Chain, hash: &H256) -> Result<(String, Option<u64>, Value)
     Ok((status, block, v))
 }
 
+/// Why the node rejected a transaction, from its `get_transaction` answer `v`.
+pub fn rejection_reason(v: &Value) -> &str {
+    v.pointer("/tx_status/reason")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
 pub fn run(chain: &Chain, shared: &Shared, s: &Setup, o: &Options) -> Result<Appended> {
     let out = mine(chain, shared, s, o);
     // Whatever happened, the clients stop.
@@ -201,10 +208,7 @@ fn mine_one(chain: &Chain) -> Result<()> {
 /// Sends `f` again if an RBF replacement of a pooled parent evicted it (what a griefer does):
 /// true if it did.
 fn resend_if_replaced(chain: &Chain, f: &InFlight, v: &Value) -> Result<bool> {
-    let reason = v
-        .pointer("/tx_status/reason")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let reason = rejection_reason(v);
     if !reason.contains("RBFReject") {
         return Ok(false);
     }
@@ -236,9 +240,7 @@ fn track(
                 return Err(Error::Scenario(format!(
                     "the append {:#x} was rejected: {}",
                     f.hash,
-                    v.pointer("/tx_status/reason")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
+                    rejection_reason(&v)
                 )))
             }
             _ => {}
