@@ -121,22 +121,16 @@ fn refuse_then_spend(
     then: Built,
     note: &'static str,
 ) -> Result<()> {
-    let (verifier, mode) = spend;
     let refusal = Refusal {
         case,
-        verifier: verifier.name(),
+        verifier: spend.0.name(),
         tx: refused.0,
         cell,
         expected_code: refused.1,
         expected_message: refused.2,
         then: Ok(then),
     };
-    let then = Then::Spend {
-        verifier,
-        mode,
-        note,
-    };
-    ctx.acc_refuse_then(refusal, then)
+    ctx.acc_refuse_then(refusal, Then::Spend(spend, note))
 }
 
 /// A plain cell holding `data`, locked by the wallet's key.

@@ -16,17 +16,11 @@ use ckb_mmr_sdk::wallet::{Built, Wallet};
 use ckb_mmr_sdk::{Mode, Workload};
 use ckb_types::{packed, H256};
 
-/// What a refusal's honest follow-up is measured as: an update step, or a spend.
+/// What a refusal's honest follow-up is measured as: an update (its step and note), or a
+/// spend (its verifier and mode, and note).
 pub enum Then {
-    Update {
-        step: &'static str,
-        note: &'static str,
-    },
-    Spend {
-        verifier: Verifier,
-        mode: Mode,
-        note: &'static str,
-    },
+    Update(&'static str, &'static str),
+    Spend((Verifier, Mode), &'static str),
 }
 
 /// A step's leaves appended and mmr_size after it.
@@ -188,7 +182,7 @@ impl Ctx<'_> {
     /// one.
     pub fn acc_refuse_then(&mut self, r: Refusal, then: Then) -> Result<()> {
         let after = match (&then, &r.then) {
-            (Then::Update { .. }, Ok(built)) => Some(self.acc_after(built)?),
+            (Then::Update(..), Ok(built)) => Some(self.acc_after(built)?),
             _ => None,
         };
         let row = self.refusal(r)?;
@@ -200,7 +194,7 @@ impl Ctx<'_> {
             .map(H256);
         self.report.refusals.push(row);
         match then {
-            Then::Update { step, note } => {
+            Then::Update(step, note) => {
                 // The honest update is the accumulator from now on; had it not committed,
                 // its refusal row would not be as expected.
                 let Some(after) = after else { return Ok(()) };
@@ -209,15 +203,10 @@ impl Ctx<'_> {
                     self.acc_row(&h, (step, note), None, growth(&before, &after))?;
                 }
             }
-            Then::Spend {
-                verifier,
-                mode,
-                note,
-            } => {
+            Then::Spend(spend, note) => {
                 if let Some(h) = hash {
                     let mmr_size = self.current()?.commitment.mmr_size;
-                    let spend = Some((verifier, mode));
-                    self.acc_row(&h, ("spend", note), spend, (0, mmr_size))?;
+                    self.acc_row(&h, ("spend", note), Some(spend), (0, mmr_size))?;
                 }
             }
         }

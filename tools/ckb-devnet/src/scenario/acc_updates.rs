@@ -45,18 +45,9 @@ pub fn forged_append(ctx: &mut Ctx) -> Result<()> {
     payload[1] ^= 1;
     let draft = accumulator::update_draft(&acc, ctx.acc_code()?, &new, lock, &payload);
     let forged = accumulator::complete(&payer, draft)?;
-    let refusal = acc_refusal(
-        "acc_forged_append",
-        &forged.tx,
-        &acc,
-        mmr_accumulator::Error::OldRootMismatch,
-        honest,
-    );
-    let then = Then::Update {
-        step: "append",
-        note: "APPEND 1 leaf",
-    };
-    ctx.acc_refuse_then(refusal, then)
+    let expected = mmr_accumulator::Error::OldRootMismatch;
+    let refusal = acc_refusal("acc_forged_append", &forged.tx, &acc, expected, honest);
+    ctx.acc_refuse_then(refusal, Then::Update("append", "APPEND 1 leaf"))
 }
 
 /// An extension to all 2520 reference leaves whose output claims another MMR of the same
@@ -73,18 +64,12 @@ pub fn forged_ancestry(ctx: &mut Ctx) -> Result<()> {
     let forged_new = accumulator::commitment(&other)?;
     let draft = accumulator::update_draft(&acc, ctx.acc_code()?, &forged_new, lock, &payload);
     let forged = accumulator::complete(&payer, draft)?;
-    let refusal = acc_refusal(
-        "acc_forged_ancestry",
-        &forged.tx,
-        &acc,
-        mmr_accumulator::Error::NewRootMismatch,
-        honest,
-    );
-    let then = Then::Update {
-        step: "extend",
-        note: "EXTEND by an ancestry proof",
-    };
-    ctx.acc_refuse_then(refusal, then)
+    let expected = mmr_accumulator::Error::NewRootMismatch;
+    let refusal = acc_refusal("acc_forged_ancestry", &forged.tx, &acc, expected, honest);
+    ctx.acc_refuse_then(
+        refusal,
+        Then::Update("extend", "EXTEND by an ancestry proof"),
+    )
 }
 
 /// The admin hands the accumulator to `owner.key` (`KEEP`, signed by the payer): the data
@@ -112,18 +97,12 @@ pub fn destroy_refused(ctx: &mut Ctx) -> Result<()> {
     ctx.acc_mut()?.leaves.push(owner.key.lock_hash());
     let leaves = ctx.acc()?.leaves.clone();
     let append = ctx.acc_update(&owner, &Update::Append(&leaves))?;
-    let refusal = acc_refusal(
-        "acc_destroy",
-        &destroy.tx,
-        &acc,
-        mmr_accumulator::Error::DestroyRefused,
-        append,
-    );
-    let then = Then::Update {
-        step: "append",
-        note: "APPEND 1 leaf by the new admin",
-    };
-    ctx.acc_refuse_then(refusal, then)
+    let expected = mmr_accumulator::Error::DestroyRefused;
+    let refusal = acc_refusal("acc_destroy", &destroy.tx, &acc, expected, append);
+    ctx.acc_refuse_then(
+        refusal,
+        Then::Update("append", "APPEND 1 leaf by the new admin"),
+    )
 }
 
 /// The accumulator the chain holds is the one the cases tracked, update by update.
