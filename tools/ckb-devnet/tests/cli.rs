@@ -133,9 +133,8 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
 
     let chain = common::ready_chain(&rpc);
     let dev = Key::from_hex(DEV_KEY).unwrap();
-    let balance = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE)
-        .balance()
-        .unwrap();
+    let wallet = Wallet::new(&chain, &dev, DEFAULT_FEE_RATE);
+    let balance = wallet.balance().unwrap();
     let tip = chain.rpc.tip_block_number().unwrap();
 
     let against = against(&verifier, &rpc, &key);
@@ -192,12 +191,7 @@ fn bad_input_gets_its_own_exit_code_and_sends_nothing() {
         .call("get_raw_tx_pool", serde_json::json!([]))
         .unwrap();
     assert_eq!(pool["pending"].as_array().map(Vec::len), Some(0), "{pool}");
-    assert_eq!(
-        Wallet::new(&chain, &dev, DEFAULT_FEE_RATE)
-            .balance()
-            .unwrap(),
-        balance
-    );
+    assert_eq!(wallet.balance().unwrap(), balance);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 mod common;
 
-use ckb_devnet::scenario::{self, Report};
+use ckb_devnet::scenario::{self, Report, COUNTERFEIT_CELL, LOCKED_BY_REFERENCE};
 use ckb_mmr_sdk::Mode;
 use serde_json::Value;
 
@@ -159,13 +159,7 @@ fn check_accumulator(report: &Report) {
     // plain cell) are measured the same way, without a row in report.json. Each runs the
     // payer's secp256k1 lock and nothing else.
     let other: Vec<_> = report.accumulator_other.iter().map(|t| t.what).collect();
-    assert_eq!(
-        other,
-        [
-            ckb_devnet::scenario::LOCKED_BY_REFERENCE,
-            ckb_devnet::scenario::COUNTERFEIT_CELL
-        ]
-    );
+    assert_eq!(other, [LOCKED_BY_REFERENCE, COUNTERFEIT_CELL]);
     for t in &report.accumulator_other {
         assert_eq!(t.status, "committed", "{}", t.what);
         assert_eq!(t.node_cycles, t.debugger_cycles, "{}", t.what);

@@ -28,12 +28,8 @@ impl Verifier {
     }
 
     /// Its binary in the release directory.
-    pub fn file(self) -> &'static str {
-        match self {
-            Verifier::Baseline => "baseline-verifier",
-            Verifier::C => "c-verifier",
-            Verifier::Compiled => "compiled-verifier",
-        }
+    pub fn file(self) -> String {
+        format!("{}-verifier", self.name())
     }
 
     /// The payload format it reads (the C and compiled Rust verifiers share one).
@@ -60,7 +56,7 @@ impl Binaries {
         let read = |file: &str| deploy::read_binary(&release.join(file).display().to_string());
         let [baseline, c, compiled] = Verifier::ALL.map(|v| v.file());
         Ok(Binaries {
-            verifiers: [read(baseline)?, read(c)?, read(compiled)?],
+            verifiers: [read(&baseline)?, read(&c)?, read(&compiled)?],
             accumulator: read(ACCUMULATOR)?,
         })
     }

@@ -95,13 +95,8 @@ pub fn truncated_witness(ctx: &mut Ctx) -> Result<()> {
     let honest = honest_plain(ctx, &d, &cell)?;
     let witness = honest.tx.witnesses().get(0).expect("witness").raw_data();
     let tx = with_witness(&honest.tx, 0, witness.slice(..witness.len() / 2));
-    refuse(
-        ctx,
-        "truncated_witness",
-        (&tx, &cell),
-        (Some(5), None),
-        Ok(honest),
-    )
+    let expected = (Some(5), None);
+    refuse(ctx, "truncated_witness", (&tx, &cell), expected, Ok(honest))
 }
 
 /// An owner-mode cell with a valid proof but no input of the owner's: refused (80).
@@ -171,13 +166,8 @@ pub fn args_39_bytes(ctx: &mut Ctx) -> Result<()> {
     let short = d.code.lock(&ctx.plain.lock_args()[..39]);
     let cell = mmr_cell::lock_cell(&ctx.payer(), short, 80 * SHANNONS_PER_CKB)?.0;
     let tx = honest_plain(ctx, &d, &cell)?.tx;
-    refuse(
-        ctx,
-        "args_39_bytes",
-        (&tx, &cell),
-        (Some(1), None),
-        Err("unspendable: the args can never be valid".into()),
-    )
+    let then = Err("unspendable: the args can never be valid".into());
+    refuse(ctx, "args_39_bytes", (&tx, &cell), (Some(1), None), then)
 }
 
 /// Plain mode's documented limit: a proof seen once opens every cell with the same args. The
