@@ -7,15 +7,3 @@ pub mod fresh_chain;
 pub mod load;
 pub mod scenario;
 pub mod sync_bench;
-
-use serde::Serialize;
-use serde_json::Value;
-
-/// `row` as JSON with `extra`'s keys added: a row and what a command or report computes for it.
-pub fn with_keys(row: &impl Serialize, extra: Value) -> Value {
-    let mut json = serde_json::to_value(row).expect("a row is plain JSON");
-    if let (Value::Object(keys), Value::Object(more)) = (&mut json, extra) {
-        keys.extend(more);
-    }
-    json
-}

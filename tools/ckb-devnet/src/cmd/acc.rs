@@ -4,9 +4,8 @@
 //! needs `--ring K` to make a ring.
 
 use super::{hash32, out_point, print, Client, Reader};
-use ckb_devnet::with_keys;
 use ckb_mmr_sdk::acc_store::{self, Leaves};
-use ckb_mmr_sdk::accumulator::{self, Accumulator, Update};
+use ckb_mmr_sdk::accumulator::{self, Accumulator, AccumulatorRow, Update};
 use ckb_mmr_sdk::chain::{progress, Chain};
 use ckb_mmr_sdk::deploy;
 use ckb_mmr_sdk::error::{Error, Result};
@@ -18,7 +17,7 @@ use ckb_mmr_sdk::{hex, out_point_text};
 use ckb_types::{packed, prelude::*, H256};
 use clap::{Args, Subcommand};
 use mmr_accumulator::Commitment;
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 #[derive(Subcommand, Debug)]
@@ -221,21 +220,72 @@ impl AccCode {
 }
 
 /// An accumulator's row and what a command adds to it.
-fn acc_row(acc: &Accumulator, extra: Value) -> Value {
-    with_keys(&acc.row(), extra)
+#[derive(Serialize)]
+struct AccRow<T: Serialize> {
+    #[serde(flatten)]
+    acc: AccumulatorRow,
+    #[serde(flatten)]
+    extra: T,
 }
 
-/// The row of a creation just sent: its hash, cycles, bytes, weight (max(tx bytes, cycles x
-/// 0.0001705714): what the node charges for, ckb_mmr_sdk::weight) and fee.
-fn created(tx_hash: String, cycles: u64, built: &Built) -> Value {
-    json!({
-        "created": true,
-        "tx_hash": tx_hash,
-        "cycles": cycles,
-        "tx_bytes": built.size(),
-        "weight": weight::weight(built.size(), cycles),
-        "fee_shannons": built.fee,
-    })
+fn acc_row<T: Serialize>(acc: &Accumulator, extra: T) -> AccRow<T> {
+    AccRow {
+        acc: acc.row(),
+        extra,
+    }
+}
+
+#[derive(Serialize, Default)]
+struct Created {
+    created: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tx_hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tx_bytes: Option<usize>,
+    /// max(tx bytes, cycles x 0.0001705714): what the node charges for (ckb_mmr_sdk::weight).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weight: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fee_shannons: Option<u64>,
+}
+
+impl Created {
+    /// The row of a creation just sent: its hash, cycles, bytes, weight and fee.
+    fn sent(tx_hash: String, cycles: u64, built: &Built) -> Created {
+        Created {
+            created: true,
+            tx_hash: Some(tx_hash),
+            cycles: Some(cycles),
+            tx_bytes: Some(built.size()),
+            weight: Some(weight::weight(built.size(), cycles)),
+            fee_shannons: Some(built.fee),
+        }
+    }
+}
+
+/// Nothing was sent: the chain already held what was asked.
+#[derive(Serialize)]
+struct NotSent {
+    sent: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leaves_added: Option<u64>,
+}
+
+/// The updates one command sent.
+#[derive(Serialize)]
+struct SentRow {
+    sent: bool,
+    tx_hash: String,
+    cycles: u64,
+    tx_bytes: usize,
+    /// The last transaction's weight (ckb_mmr_sdk::weight).
+    weight: u64,
+    fee_shannons: u64,
+    transactions: usize,
+    tx_hashes: Vec<String>,
+    leaves_added: u64,
 }
 
 /// What `acc create` and `acc create --ring` start from, in this order (so that the same bad
@@ -295,22 +345,28 @@ impl<'a> Creating<'a> {
 
     /// `found` (a ring's head), which the key already holds as `held` says, recorded in the
     /// store: nothing to send.
-    fn found(&self, found: &Accumulator, held: &str) -> Result<Value> {
+    fn found(&self, found: &Accumulator, held: &str) -> Result<Created> {
         progress(&format!("the key already holds {held}; nothing sent"));
         record_in_store(self.args.source.store.as_deref(), found)?;
-        Ok(json!({"created": false}))
+        Ok(Created::default())
     }
 
     /// Sends `built`, the creation of `acc` (a ring's head): a store that already belongs to an
     /// accumulator is refused before anything is sent, and records `acc` once it is.
-    fn send(&self, wallet: &Wallet, built: &Built, acc: &Accumulator, what: &str) -> Result<Value> {
+    fn send(
+        &self,
+        wallet: &Wallet,
+        built: &Built,
+        acc: &Accumulator,
+        what: &str,
+    ) -> Result<Created> {
         if let Leaves::Store(store) = &self.source {
             store.expect_accumulator(&acc.type_id)?;
         }
         let cycles = self.chain.rpc.estimate_cycles(&built.tx)?;
         let hash = accumulator::send(wallet, built, what)?;
         record_in_store(self.args.source.store.as_deref(), acc)?;
-        Ok(created(format!("{hash:#x}"), cycles, built))
+        Ok(Created::sent(format!("{hash:#x}"), cycles, built))
     }
 }
 
@@ -340,6 +396,15 @@ fn create(a: &CreateArgs) -> Result<()> {
     Ok(())
 }
 
+/// A ring's creation as printed.
+#[derive(Serialize)]
+struct CreatedRing {
+    #[serde(flatten)]
+    created: Created,
+    #[serde(flatten)]
+    ring: RingExtra,
+}
+
 /// `acc create --ring K`: the head and K snapshots in one creation (`CREATE` of the leaves).
 fn create_ring(a: &CreateArgs, k: u8) -> Result<()> {
     let c = Creating::open(a, |most| {
@@ -349,11 +414,9 @@ fn create_ring(a: &CreateArgs, k: u8) -> Result<()> {
         )
     })?;
     let wallet = c.wallet();
-    let print_ring = |r: &Ring, created: Value| {
-        print(
-            c.json(),
-            &acc_row(&r.head, with_keys(&created, ring_extra(r))),
-        );
+    let print_ring = |r: &Ring, created: Created| {
+        let ring = ring_extra(r);
+        print(c.json(), &acc_row(&r.head, CreatedRing { created, ring }));
     };
     if let Some(found) = ring::find_held(&wallet, c.code_hash, k, &c.commitment)?
         .into_iter()
@@ -390,22 +453,31 @@ fn show(a: &ShowArgs) -> Result<()> {
     Ok(())
 }
 
-/// A ring's snapshots, as `acc show` and the ring's commands print them: `newest_snapshot` is
-/// the one a spend takes now (the largest mmr_size).
-fn ring_extra(r: &Ring) -> Value {
-    let snapshots: Vec<String> = r
-        .snapshots
-        .iter()
-        .map(|s| {
-            let at = out_point_text(&s.cell.out_point);
-            format!("{at} mmr_size {}", s.commitment.mmr_size)
-        })
-        .collect();
-    json!({
-        "older": r.older,
-        "newest_snapshot": out_point_text(&r.newest().cell.out_point),
-        "snapshots": snapshots,
-    })
+/// A ring's snapshots, as `acc show` and the ring's commands print them.
+#[derive(Serialize)]
+struct RingExtra {
+    older: Vec<u64>,
+    /// The snapshot a spend takes now (the largest mmr_size).
+    newest_snapshot: String,
+    snapshots: Vec<String>,
+}
+
+fn ring_extra(r: &Ring) -> RingExtra {
+    RingExtra {
+        older: r.older.clone(),
+        newest_snapshot: out_point_text(&r.newest().cell.out_point),
+        snapshots: r
+            .snapshots
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} mmr_size {}",
+                    out_point_text(&s.cell.out_point),
+                    s.commitment.mmr_size
+                )
+            })
+            .collect(),
+    }
 }
 
 /// A plain accumulator or a ring, as the update commands act on it.
@@ -474,27 +546,35 @@ fn send_update(
     })
 }
 
-/// Prints what the last of `sent` left, after the accumulator `before`: the updates sent (the
-/// weight is the last transaction's, ckb_mmr_sdk::weight), and a ring's snapshots.
+/// The updates one command sent, and the ring's snapshots when it is one.
+#[derive(Serialize)]
+struct SentRing {
+    #[serde(flatten)]
+    sent: SentRow,
+    #[serde(flatten)]
+    ring: Option<RingExtra>,
+}
+
+/// Prints what the last of `sent` left, after the accumulator `before`.
 fn print_sent(json: bool, before: &Accumulator, sent: &[Sent]) {
     let last = sent.last().expect("at least one update sent");
     let after = last.after.head();
-    let tx_hashes: Vec<String> = sent.iter().map(|s| format!("{:#x}", s.hash)).collect();
-    let mut row = json!({
-        "sent": true,
-        "tx_hash": format!("{:#x}", last.hash),
-        "cycles": last.cycles,
-        "tx_bytes": last.tx_bytes,
-        "weight": weight::weight(last.tx_bytes, last.cycles),
-        "fee_shannons": sent.iter().map(|s| s.fee).sum::<u64>(),
-        "transactions": sent.len(),
-        "tx_hashes": tx_hashes,
-        "leaves_added": after.leaf_count - before.leaf_count,
-    });
-    if let Target::Ring(r) = &last.after {
-        row = with_keys(&row, ring_extra(r));
-    }
-    print(json, &acc_row(after, row));
+    let row = SentRow {
+        sent: true,
+        tx_hash: format!("{:#x}", last.hash),
+        cycles: last.cycles,
+        tx_bytes: last.tx_bytes,
+        weight: weight::weight(last.tx_bytes, last.cycles),
+        fee_shannons: sent.iter().map(|s| s.fee).sum(),
+        transactions: sent.len(),
+        tx_hashes: sent.iter().map(|s| format!("{:#x}", s.hash)).collect(),
+        leaves_added: after.leaf_count - before.leaf_count,
+    };
+    let ring = match &last.after {
+        Target::Ring(r) => Some(ring_extra(r)),
+        Target::Plain(_) => None,
+    };
+    print(json, &acc_row(after, SentRing { sent: row, ring }));
 }
 
 fn grow(a: &GrowArgs, extend: bool) -> Result<()> {
@@ -509,7 +589,10 @@ fn grow(a: &GrowArgs, extend: bool) -> Result<()> {
     if source.leaf_count() == acc.leaf_count {
         // A rerun after the update was committed: the chain already holds the MMR.
         progress("the accumulator already holds every leaf of the MMR; nothing sent");
-        let row = json!({"sent": false, "leaves_added": 0});
+        let row = NotSent {
+            sent: false,
+            leaves_added: Some(0),
+        };
         print(json, &acc_row(&acc, row));
         return Ok(());
     }
@@ -550,7 +633,11 @@ fn handover(a: &HandoverArgs) -> Result<()> {
     let acc = target.head().clone();
     if acc.lock().as_slice() == to.lock().as_slice() {
         progress("the accumulator is already locked by that key; nothing sent");
-        print(a.client.read.json, &acc_row(&acc, json!({"sent": false})));
+        let row = NotSent {
+            sent: false,
+            leaves_added: None,
+        };
+        print(a.client.read.json, &acc_row(&acc, row));
         return Ok(());
     }
     let s = send_update(

@@ -3,11 +3,10 @@
 
 use super::acc::AccCode;
 use super::{capacity, format, hash32, out_point, print, write_file, Client};
-use ckb_devnet::with_keys;
 use ckb_mmr_sdk::acc_store::Leaves;
 use ckb_mmr_sdk::accumulator::{self, Accumulator};
 use ckb_mmr_sdk::chain::{progress, Chain};
-use ckb_mmr_sdk::deploy::{self, CodeRef};
+use ckb_mmr_sdk::deploy::{self, CodeRef, DeploymentRow};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::mmr_cell::{self, Spend};
 use ckb_mmr_sdk::ring::{self, Located};
@@ -17,7 +16,7 @@ use ckb_mmr_sdk::weight;
 use ckb_mmr_sdk::{hex, out_point_text, Format, Mode};
 use ckb_types::{packed, prelude::*, H256};
 use clap::Args;
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::path::Path;
 
 #[derive(Args, Debug)]
@@ -156,6 +155,14 @@ fn format_of(a: &SpendArgs) -> Format {
     })
 }
 
+#[derive(Serialize)]
+struct DeployRow<'a> {
+    #[serde(flatten)]
+    deployment: DeploymentRow,
+    binary: &'a str,
+    out_point: String,
+}
+
 pub fn deploy(a: &DeployArgs) -> Result<()> {
     let binary = deploy::read_binary(&a.binary)?;
     let (chain, key, fee_rate) = a.client.connect()?;
@@ -164,9 +171,31 @@ pub fn deploy(a: &DeployArgs) -> Result<()> {
         Some(args) => deploy::upgrade(&wallet, args, &binary)?,
         None => deploy::deploy(&wallet, &binary, a.type_id)?,
     };
-    let extra = json!({"binary": a.binary, "out_point": out_point_text(&d.out_point)});
-    print(a.client.read.json, &with_keys(&d.row(), extra));
+    let row = DeployRow {
+        deployment: d.row(),
+        binary: &a.binary,
+        out_point: out_point_text(&d.out_point),
+    };
+    print(a.client.read.json, &row);
     Ok(())
+}
+
+#[derive(Serialize)]
+struct LockRow {
+    out_point: String,
+    tx_hash: String,
+    args: String,
+    code_hash: String,
+    hash_type: &'static str,
+    lock_hash: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mmr_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accumulator_type_hash: Option<String>,
+    capacity_shannons: u64,
+    fee_shannons: u64,
 }
 
 pub fn lock(a: &LockArgs) -> Result<()> {
@@ -188,12 +217,14 @@ pub fn lock(a: &LockArgs) -> Result<()> {
         (None, None) => unreachable!("clap requires --leaves without --acc"),
     };
     let (chain, key, fee_rate) = a.client.connect()?;
-    // What the lock follows: a by-value lock's root and size, a by-reference lock's accumulator.
-    let (lock, args, follows) = match (by_value, acc_code, a.acc) {
-        (Some((lock, w)), _, _) => {
-            let follows = json!({"root": hex(&w.root), "mmr_size": w.mmr_size});
-            (lock, w.lock_args_for(mode), follows)
-        }
+    let (lock, args, root, mmr_size, accumulator_type_hash) = match (by_value, acc_code, a.acc) {
+        (Some((lock, w)), _, _) => (
+            lock,
+            w.lock_args_for(mode),
+            Some(hex(&w.root)),
+            Some(w.mmr_size),
+            None,
+        ),
         (None, Some(acc_code), Some(type_id)) => {
             // A ring's cells all carry its type hash: the lock follows the ring.
             let acc = match ring::locate(&chain, acc_code.code_hash(&chain)?, type_id)? {
@@ -202,39 +233,50 @@ pub fn lock(a: &LockArgs) -> Result<()> {
             };
             let lock = acc.reference_lock(&code, mode);
             let args = lock.args().raw_data().to_vec();
-            let follows = json!({"accumulator_type_hash": hex(&acc.type_hash())});
-            (lock, args, follows)
+            (lock, args, None, None, Some(hex(&acc.type_hash())))
         }
         _ => unreachable!("one of the two"),
     };
     let wallet = Wallet::new(&chain, &key, fee_rate);
     let (cell, built) = mmr_cell::lock_cell(&wallet, lock.clone(), capacity)?;
-    let row = json!({
-        "out_point": out_point_text(&cell.out_point),
-        "tx_hash": hex(cell.out_point.tx_hash().as_slice()),
-        "args": hex(&args),
-        "code_hash": hex(&code.code_hash()),
-        "hash_type": code.kind(),
-        "lock_hash": hex(lock.calc_script_hash().as_slice()),
-        "capacity_shannons": capacity,
-        "fee_shannons": built.fee,
-    });
-    print(a.client.read.json, &with_keys(&row, follows));
+    let row = LockRow {
+        out_point: out_point_text(&cell.out_point),
+        tx_hash: hex(cell.out_point.tx_hash().as_slice()),
+        args: hex(&args),
+        code_hash: hex(&code.code_hash()),
+        hash_type: code.kind(),
+        lock_hash: hex(lock.calc_script_hash().as_slice()),
+        root,
+        mmr_size,
+        accumulator_type_hash,
+        capacity_shannons: capacity,
+        fee_shannons: built.fee,
+    };
+    print(a.client.read.json, &row);
     Ok(())
 }
 
-/// The row of `cell`'s spend `built`, committed as `hash` for `cycles`; its weight is
-/// max(tx bytes, cycles x 0.0001705714), what the node charges for (ckb_mmr_sdk::weight).
-fn spend_row(hash: &H256, cycles: Option<u64>, built: &Built, cell: &IndexedCell) -> Value {
-    json!({
-        "tx_hash": format!("{hash:#x}"),
-        "status": "committed",
-        "cycles": cycles,
-        "tx_bytes": built.size(),
-        "weight": cycles.map(|c| weight::weight(built.size(), c)),
-        "fee_shannons": built.fee,
-        "spent": out_point_text(&cell.out_point),
-    })
+#[derive(Serialize)]
+struct SpendRow {
+    tx_hash: String,
+    status: &'static str,
+    cycles: Option<u64>,
+    tx_bytes: usize,
+    /// max(tx bytes, cycles x 0.0001705714): what the node charges for (ckb_mmr_sdk::weight).
+    weight: Option<u64>,
+    fee_shannons: u64,
+    spent: String,
+    #[serde(flatten)]
+    by_reference: Option<ByReferenceRow>,
+}
+
+/// What a by-reference spend adds: the accumulator it was proved against.
+#[derive(Serialize)]
+struct ByReferenceRow {
+    accumulator: String,
+    root: String,
+    mmr_size: u64,
+    rebuilt: usize,
 }
 
 pub fn spend(a: &SpendArgs) -> Result<()> {
@@ -266,10 +308,17 @@ pub fn spend(a: &SpendArgs) -> Result<()> {
     }
     let cycles = chain.rpc.estimate_cycles(&built.tx)?;
     let hash = chain.send_and_commit(&built.tx)?;
-    print(
-        a.client.read.json,
-        &spend_row(&hash, Some(cycles), &built, &cell),
-    );
+    let row = SpendRow {
+        tx_hash: format!("{hash:#x}"),
+        status: "committed",
+        cycles: Some(cycles),
+        tx_bytes: built.size(),
+        weight: Some(weight::weight(built.size(), cycles)),
+        fee_shannons: built.fee,
+        spent: out_point_text(&cell.out_point),
+        by_reference: None,
+    };
+    print(a.client.read.json, &row);
     Ok(())
 }
 
@@ -355,8 +404,8 @@ fn spend_by_reference(a: &SpendArgs, type_id: [u8; 32]) -> Result<()> {
     }
 }
 
-/// The row of a by-reference spend committed as `hash`, with the accumulator it was proved
-/// against (`acc`) and how often it was rebuilt.
+/// The row of a by-reference spend committed as `hash`, proved against `acc` after `rebuilt`
+/// rebuilds.
 fn by_reference_row(
     chain: &Chain,
     hash: &H256,
@@ -364,18 +413,23 @@ fn by_reference_row(
     cell: &IndexedCell,
     acc: &Accumulator,
     rebuilt: usize,
-) -> Result<Value> {
+) -> Result<SpendRow> {
     let cycles = chain.rpc.transaction(hash)?.and_then(|t| t.cycles);
-    let by_reference = json!({
-        "accumulator": out_point_text(&acc.cell.out_point),
-        "root": hex(&acc.commitment.root),
-        "mmr_size": acc.commitment.mmr_size,
-        "rebuilt": rebuilt,
-    });
-    Ok(with_keys(
-        &spend_row(hash, cycles, built, cell),
-        by_reference,
-    ))
+    Ok(SpendRow {
+        tx_hash: format!("{hash:#x}"),
+        status: "committed",
+        cycles,
+        tx_bytes: built.size(),
+        weight: cycles.map(|c| weight::weight(built.size(), c)),
+        fee_shannons: built.fee,
+        spent: out_point_text(&cell.out_point),
+        by_reference: Some(ByReferenceRow {
+            accumulator: out_point_text(&acc.cell.out_point),
+            root: hex(&acc.commitment.root),
+            mmr_size: acc.commitment.mmr_size,
+            rebuilt,
+        }),
+    })
 }
 
 fn acc_store_leaves(a: &SpendArgs) -> Result<Leaves> {

@@ -7,8 +7,8 @@ use ckb_mmr_sdk::debug::{self, GroupRow};
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_types::H256;
 use clap::Args;
-use serde_json::json;
-use std::path::PathBuf;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct DebugArgs {
@@ -27,6 +27,14 @@ pub struct DebugArgs {
     pub mock_out: PathBuf,
     #[command(flatten)]
     pub read: Reader,
+}
+
+#[derive(Serialize)]
+struct DebugRow<'a> {
+    mock_tx: &'a Path,
+    groups: &'a [GroupRow],
+    debugger_cycles: Option<u64>,
+    node_cycles: Option<u64>,
 }
 
 pub fn run(a: &DebugArgs) -> Result<()> {
@@ -57,13 +65,13 @@ pub fn run(a: &DebugArgs) -> Result<()> {
     let groups: Vec<GroupRow> = runs.iter().map(|r| r.row()).collect();
     let total = debug::total_cycles(&runs);
     if a.read.json {
-        let row = json!({
-            "mock_tx": out,
-            "groups": groups,
-            "debugger_cycles": total.as_ref().ok(),
-            "node_cycles": node_cycles,
-        });
-        println!("{row}");
+        let row = DebugRow {
+            mock_tx: out,
+            groups: &groups,
+            debugger_cycles: total.as_ref().ok().copied(),
+            node_cycles,
+        };
+        println!("{}", serde_json::to_value(&row).expect("json"));
     } else {
         println!(
             "{:<6} {:<7} {:>5}  {:<66} {:>8} {:>12}",

@@ -118,7 +118,6 @@ impl Default for Options {
 }
 
 /// What the miner, the appender and the clients share while the load runs.
-#[derive(Default)]
 pub struct Shared {
     /// Every leaf the admin has sent, in order: ahead of the committed accumulator by the
     /// appends still in flight (a client proves against the first `leaf_count` of them).
@@ -137,20 +136,6 @@ impl Shared {
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::SeqCst)
     }
-
-    /// `out`, a thread's; when it failed, every other thread is told to stop.
-    fn stop_on_error<T>(&self, out: Result<T>) -> Result<T> {
-        if out.is_err() {
-            self.stop.store(true, Ordering::SeqCst);
-        }
-        out
-    }
-}
-
-/// What the thread `h` (`what`) returned; its panic as an error.
-fn joined<T>(h: std::thread::ScopedJoinHandle<Result<T>>, what: &str) -> Result<T> {
-    h.join()
-        .unwrap_or_else(|_| Err(Error::Scenario(format!("{what} panicked"))))
 }
 
 /// The three verifiers and two modes every run covers.
@@ -215,7 +200,10 @@ fn run_on(chain: &Chain, rpc_url: &str, binaries: &Binaries, o: &Options) -> Res
     ));
     let shared = Shared {
         leaves: RwLock::new(s.leaves.clone()),
-        ..Shared::default()
+        stop: AtomicBool::new(false),
+        appends_sent: AtomicU64::new(0),
+        next_consumed: Mutex::new(Vec::new()),
+        committed: AtomicUsize::new(0),
     };
     let start_tip = chain.rpc.tip_block_number()?;
     let (appended, clients) = std::thread::scope(|scope| {
@@ -229,18 +217,31 @@ fn run_on(chain: &Chain, rpc_url: &str, binaries: &Binaries, o: &Options) -> Res
                     start_tip,
                     dep: o.dep,
                 };
-                scope.spawn(move || ctx.shared.stop_on_error(client::run(&ctx, plan)))
+                scope.spawn(move || {
+                    let out = client::run(&ctx, plan);
+                    if out.is_err() {
+                        ctx.shared.stop.store(true, Ordering::SeqCst);
+                    }
+                    out
+                })
             })
             .collect();
         let griefer = s.griefer.as_ref().map(|(key, cell)| {
             let shared = &shared;
             scope.spawn(move || {
-                shared.stop_on_error(griefer::run(rpc_url, shared, key, cell.clone(), o.blocks))
+                let out = griefer::run(rpc_url, shared, key, cell.clone(), o.blocks);
+                if out.is_err() {
+                    shared.stop.store(true, Ordering::SeqCst);
+                }
+                out
             })
         });
         let appended = miner::run(chain, &shared, &s, o);
         shared.stop.store(true, Ordering::SeqCst);
-        let griefed = griefer.map(|h| joined(h, "the griefer thread"));
+        let griefed = griefer.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(Error::Scenario("the griefer thread panicked".into())))
+        });
         let appended = match (appended, griefed) {
             (Ok(mut a), Some(g)) => g.map(|g| {
                 a.griefed = Some(g);
@@ -250,7 +251,10 @@ fn run_on(chain: &Chain, rpc_url: &str, binaries: &Binaries, o: &Options) -> Res
         };
         let clients: Vec<Result<Vec<SpendRow>>> = handles
             .into_iter()
-            .map(|h| joined(h, "a client thread"))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Scenario("a client thread panicked".into())))
+            })
             .collect();
         (appended, clients)
     });

@@ -2,12 +2,11 @@
 //! them, its report.json (serde derive) and [`Report::check`], which fails on any row that
 //! did not come out as expected.
 
-use crate::with_keys;
 use ckb_mmr_sdk::error::{Error, Result};
 use ckb_mmr_sdk::weight::{self, Cost};
 use ckb_mmr_sdk::Mode;
 use serde::{Serialize, Serializer};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub fn mode_name(mode: Mode) -> &'static str {
     match mode {
@@ -118,7 +117,6 @@ pub struct CheckedTx {
     pub debugger_cycles: u64,
 }
 
-#[derive(Default)]
 pub struct Report {
     pub rpc_url: String,
     pub seed: u64,
@@ -138,6 +136,49 @@ pub struct Report {
     /// `other_committed` together.
     pub committed_total: usize,
     pub seconds: f64,
+}
+
+/// report.json: the rows, with what is computed from them.
+#[derive(Serialize)]
+struct ReportJson<'r> {
+    rpc_url: &'r str,
+    seed: u64,
+    seconds: f64,
+    deployments: &'r [DeployRow],
+    spends: Vec<SpendJson<'r>>,
+    refusals: Vec<RefusalJson<'r>>,
+    accumulator: Vec<AccJson<'r>>,
+    other_committed: Vec<&'r CheckedTx>,
+    committed_total: usize,
+}
+
+/// A spend with its node's weight: `weight` (max of bytes and `cycles_weight`) and `fee`
+/// (shannons at the default minimum fee rate; `fee_shannons` is what the wallet paid).
+#[derive(Serialize)]
+struct SpendJson<'r> {
+    #[serde(flatten)]
+    row: &'r SpendRow,
+    cycles_weight: u64,
+    weight: u64,
+    fee: u64,
+}
+
+/// An accumulator row with its weight and fee, as [`SpendJson`].
+#[derive(Serialize)]
+struct AccJson<'r> {
+    #[serde(flatten)]
+    row: &'r AccRow,
+    weight: u64,
+    fee: u64,
+}
+
+#[derive(Serialize)]
+struct RefusalJson<'r> {
+    #[serde(flatten)]
+    row: &'r RefusalRow,
+    spent_after: Option<&'r str>,
+    not_spent_because: Option<&'r str>,
+    as_expected: bool,
 }
 
 /// A committed transaction whose node cycles are ckb-debugger's (and not 0: scripts ran).
@@ -197,7 +238,14 @@ impl Report {
         Report {
             rpc_url: rpc_url.to_string(),
             seed,
-            ..Report::default()
+            deployments: Vec::new(),
+            spends: Vec::new(),
+            refusals: Vec::new(),
+            accumulator: Vec::new(),
+            accumulator_other: Vec::new(),
+            other_committed: Vec::new(),
+            committed_total: 0,
+            seconds: 0.0,
         }
     }
 
@@ -211,53 +259,51 @@ impl Report {
             .chain(self.other_committed.iter().map(|t| t.tx_hash.as_str()))
     }
 
-    /// report.json: the rows, with what is computed from them. A spend and an accumulator
-    /// row carry their node's `weight` (for a spend also `cycles_weight`) and `fee` (shannons
-    /// at the default minimum fee rate; `fee_shannons` is what the wallet paid).
+    /// report.json.
     pub fn to_json(&self) -> Value {
-        let spends: Vec<Value> = self
-            .spends
-            .iter()
-            .map(|r| {
-                let (cycles_weight, cost) = (r.cycles_weight(), r.cost());
-                let extra =
-                    json!({"cycles_weight": cycles_weight, "weight": cost.weight, "fee": cost.fee});
-                with_keys(r, extra)
-            })
-            .collect();
-        let refusals: Vec<Value> = self
-            .refusals
-            .iter()
-            .map(|r| {
-                let extra = json!({
-                    "spent_after": r.spent_after.as_deref().ok(),
-                    "not_spent_because": r.spent_after.as_ref().err(),
-                    "as_expected": r.as_expected(),
-                });
-                with_keys(r, extra)
-            })
-            .collect();
-        let accumulator: Vec<Value> = self
-            .accumulator
-            .iter()
-            .map(|r| with_keys(r, json!({"weight": r.cost().weight, "fee": r.cost().fee})))
-            .collect();
-        let other: Vec<&CheckedTx> = self
-            .accumulator_other
-            .iter()
-            .chain(&self.other_committed)
-            .collect();
-        json!({
-            "rpc_url": self.rpc_url,
-            "seed": self.seed,
-            "seconds": (self.seconds * 10.0).round() / 10.0,
-            "deployments": self.deployments,
-            "spends": spends,
-            "refusals": refusals,
-            "accumulator": accumulator,
-            "other_committed": other,
-            "committed_total": self.committed_total,
-        })
+        let json = ReportJson {
+            rpc_url: &self.rpc_url,
+            seed: self.seed,
+            seconds: (self.seconds * 10.0).round() / 10.0,
+            deployments: &self.deployments,
+            spends: self
+                .spends
+                .iter()
+                .map(|row| SpendJson {
+                    row,
+                    cycles_weight: row.cycles_weight(),
+                    weight: row.cost().weight,
+                    fee: row.cost().fee,
+                })
+                .collect(),
+            refusals: self
+                .refusals
+                .iter()
+                .map(|row| RefusalJson {
+                    row,
+                    spent_after: row.spent_after.as_deref().ok(),
+                    not_spent_because: row.spent_after.as_ref().err().map(String::as_str),
+                    as_expected: row.as_expected(),
+                })
+                .collect(),
+            accumulator: self
+                .accumulator
+                .iter()
+                .map(|row| AccJson {
+                    row,
+                    weight: row.cost().weight,
+                    fee: row.cost().fee,
+                })
+                .collect(),
+            other_committed: self
+                .accumulator_other
+                .iter()
+                .chain(&self.other_committed)
+                .collect(),
+            committed_total: self.committed_total,
+        };
+        // Only maps with string keys and numbers, strings, booleans and nulls.
+        serde_json::to_value(json).expect("the report is plain JSON")
     }
 
     /// Fails unless every committed transaction (spends, accumulator rows, `accumulator_other`
@@ -321,6 +367,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// A report with one row of each kind, both ways a refusal can end.
     fn sample() -> Report {
