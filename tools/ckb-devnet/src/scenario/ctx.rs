@@ -21,23 +21,13 @@ use std::path::Path;
 /// One case of the scenario: a function whose doc comment says what it proves, and its name.
 /// The cases run in order on one [`Ctx`]; each sends its transactions, measures what commits
 /// and records its rows in [`Ctx::report`].
-pub struct Case {
+/// One case of the scenario: a small type whose doc comment says what it proves. The cases
+/// run in order on one [`Ctx`]; each sends its transactions, measures what commits and
+/// records its rows in [`Ctx::report`].
+pub trait Case {
     /// What progress lines call it.
-    pub name: String,
-    pub run: Box<Run>,
-}
-
-/// What a case does, on the shared context.
-pub type Run = dyn Fn(&mut Ctx) -> Result<()>;
-
-impl Case {
-    pub fn new(name: impl Into<String>, run: impl Fn(&mut Ctx) -> Result<()> + 'static) -> Case {
-        let name = name.into();
-        Case {
-            name,
-            run: Box::new(run),
-        }
-    }
+    fn name(&self) -> String;
+    fn run(&self, ctx: &mut Ctx) -> Result<()>;
 }
 
 pub struct Ctx<'a> {

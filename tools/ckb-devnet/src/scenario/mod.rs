@@ -4,7 +4,7 @@
 //! extend, hand over, spend by reference, and its refusals), and compare the node's cycles
 //! with ckb-debugger's on every committed transaction, rebuilt from the node.
 //!
-//! The scenario is a list of named cases ([`cases`]), each a function whose doc says what
+//! The scenario is a list of named cases ([`cases`]), each a small type whose doc says what
 //! it proves, run in order on one shared [`Ctx`]: they find the deployments and cells earlier
 //! cases left by name, and record their rows in its [`Report`]; [`Report::check`] fails on any
 //! row that did not come out as expected.
@@ -41,94 +41,51 @@ use std::time::Instant;
 
 /// Every case of the scenario, in the order it runs them (later cases use what earlier ones
 /// deployed and locked; the docs' tables list rows in this order).
-pub fn cases() -> Vec<Case> {
+pub fn cases() -> Vec<Box<dyn Case>> {
     let modes = [Mode::Plain, Mode::Owner];
-    let mut cases: Vec<Case> = Verifier::ALL
-        .map(|v| {
-            let name = format!("deploy {} (data2)", v.name());
-            Case::new(name, move |ctx| deploy::deploy_data2(ctx, v))
-        })
-        .into();
-    cases.push(Case::new(
-        "deploy compiled (type id)",
-        deploy::deploy_type_id,
-    ));
+    let mut cases: Vec<Box<dyn Case>> = Vec::new();
+    for v in Verifier::ALL {
+        cases.push(Box::new(deploy::DeployData2(v)));
+    }
+    cases.push(Box::new(deploy::DeployTypeId));
     for verifier in Verifier::ALL {
         for mode in modes {
-            let name = format!(
-                "lock and spend, {} {} (data2)",
-                verifier.name(),
-                mode_name(mode)
-            );
-            let run = move |ctx: &mut Ctx| spends::lock_and_spend(ctx, verifier, mode);
-            cases.push(Case::new(name, run));
+            cases.push(Box::new(spends::LockAndSpend { verifier, mode }));
         }
     }
-    cases.extend([
-        Case::new(
-            "lock and spend, compiled plain (type id)",
-            spends::spend_by_type_id,
-        ),
-        Case::new("upgrade the type id to c", deploy::upgrade),
-        Case::new(
-            "spend across the upgrade, c plain (type id)",
-            spends::spend_across_upgrade,
-        ),
-        Case::new("flipped_leaf_byte", refusals::flipped_leaf_byte),
-        Case::new("proof_for_another_mmr", refusals::proof_for_another_mmr),
-        Case::new("truncated_witness", refusals::truncated_witness),
-        Case::new("owner_input_missing", refusals::owner_input_missing),
-        Case::new(
-            "owner_replay_other_outputs",
-            refusals::owner_replay_other_outputs,
-        ),
-        Case::new("hash_type_data", refusals::hash_type_data),
-        Case::new("args_39_bytes", refusals::args_39_bytes),
-        Case::new("plain_replay_accepted", refusals::plain_replay_accepted),
-        Case::new("deploy the accumulator (data2)", deploy::deploy_accumulator),
-        Case::new("create the accumulator", acc_updates::create_accumulator),
-        Case::new("lock cells by reference", acc_spends::lock_by_reference),
-        Case::new("acc_forged_append", acc_updates::forged_append),
-        Case::new(
-            "spend by the leaf appended after locking",
-            acc_spends::spend_by_appended_leaf,
-        ),
-        Case::new(
-            "acc_stale_proof_after_append",
-            acc_spends::stale_proof_after_append,
-        ),
-        Case::new("acc_spend_racing_append", acc_spends::spend_racing_append),
-        Case::new("acc_forged_ancestry", acc_updates::forged_ancestry),
-    ]);
+    cases.push(Box::new(spends::SpendByTypeId));
+    cases.push(Box::new(deploy::Upgrade));
+    cases.push(Box::new(spends::SpendAcrossUpgrade));
+    cases.push(Box::new(refusals::FlippedLeafByte));
+    cases.push(Box::new(refusals::ProofForAnotherMmr));
+    cases.push(Box::new(refusals::TruncatedWitness));
+    cases.push(Box::new(refusals::OwnerInputMissing));
+    cases.push(Box::new(refusals::OwnerReplayOtherOutputs));
+    cases.push(Box::new(refusals::HashTypeData));
+    cases.push(Box::new(refusals::Args39Bytes));
+    cases.push(Box::new(refusals::PlainReplayAccepted));
+    cases.push(Box::new(deploy::DeployAccumulator));
+    cases.push(Box::new(acc_updates::CreateAccumulator));
+    cases.push(Box::new(acc_spends::LockByReference));
+    cases.push(Box::new(acc_updates::ForgedAppend));
+    cases.push(Box::new(acc_spends::SpendByAppendedLeaf));
+    cases.push(Box::new(acc_spends::StaleProofAfterAppend));
+    cases.push(Box::new(acc_spends::SpendRacingAppend));
+    cases.push(Box::new(acc_updates::ForgedAncestry));
     for verifier in Verifier::ALL {
         for mode in modes {
-            let name = format!(
-                "reference proof by reference, {} {}",
-                verifier.name(),
-                mode_name(mode)
-            );
-            let run =
-                move |ctx: &mut Ctx| acc_spends::reference_proof_by_reference(ctx, verifier, mode);
-            cases.push(Case::new(name, run));
+            cases.push(Box::new(acc_spends::ReferenceProofByReference {
+                verifier,
+                mode,
+            }));
         }
     }
-    cases.extend([
-        Case::new("acc_counterfeit_dep", acc_spends::counterfeit_dep),
-        Case::new("hand the accumulator over", acc_updates::hand_over),
-        Case::new(
-            "spend after the hand-over",
-            acc_spends::spend_after_hand_over,
-        ),
-        Case::new("acc_destroy", acc_updates::destroy_refused),
-        Case::new(
-            "the accumulator on chain",
-            acc_updates::accumulator_on_chain,
-        ),
-        Case::new(
-            "every committed transaction measured",
-            rest::every_committed_measured,
-        ),
-    ]);
+    cases.push(Box::new(acc_spends::CounterfeitDep));
+    cases.push(Box::new(acc_updates::HandOver));
+    cases.push(Box::new(acc_spends::SpendAfterHandOver));
+    cases.push(Box::new(acc_updates::DestroyRefused));
+    cases.push(Box::new(acc_updates::AccumulatorOnChain));
+    cases.push(Box::new(rest::EveryCommittedMeasured));
     cases
 }
 
@@ -142,8 +99,8 @@ pub fn run(dir: &Path, release: &Path) -> Result<Report> {
         let owner = Key::from_hex(DEV_KEY_2).expect("dev key");
         let mut ctx = Ctx::new(chain, (&payer, &owner), binaries, dir, rpc_url);
         for case in cases() {
-            progress(&format!("case: {}", case.name));
-            (case.run)(&mut ctx)?;
+            progress(&format!("case: {}", case.name()));
+            case.run(&mut ctx)?;
         }
         Ok(ctx.report)
     })?;
@@ -157,7 +114,7 @@ mod tests {
 
     #[test]
     fn cases_have_distinct_names() {
-        let names: Vec<String> = cases().into_iter().map(|c| c.name).collect();
+        let names: Vec<String> = cases().iter().map(|c| c.name()).collect();
         let mut distinct = names.clone();
         distinct.sort();
         distinct.dedup();
