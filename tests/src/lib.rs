@@ -5,8 +5,8 @@
 use ckb_mmr_sdk::Workload;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::{ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellInput, CellOutput, OutPoint, Script},
+    core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
+    packed::{CellDep, CellInput, CellOutput, OutPoint, Script},
     prelude::*,
 };
 use ckb_testtool::context::Context;
@@ -26,6 +26,50 @@ pub fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
 /// for the accumulator.
 pub fn accumulator_type() -> Script {
     type_script(ckb_mmr_sdk::script::TYPE_ID_CODE_HASH, &[0xac; 32])
+}
+
+/// A script's hash, as a lock or cell dep carries it.
+pub fn hash_of(script: &Script) -> [u8; 32] {
+    script.calc_script_hash().as_slice().try_into().unwrap()
+}
+
+/// A cell dep next to the verifier's code cell: its type script (posing as the accumulator's
+/// or not) and its data.
+#[derive(Clone)]
+pub struct Dep {
+    pub type_: Option<Script>,
+    pub data: Vec<u8>,
+}
+
+impl Dep {
+    pub fn accumulator(data: Vec<u8>) -> Dep {
+        Dep::typed(accumulator_type(), data)
+    }
+
+    pub fn typed(type_: Script, data: Vec<u8>) -> Dep {
+        Dep {
+            type_: Some(type_),
+            data,
+        }
+    }
+
+    pub fn untyped(data: Vec<u8>) -> Dep {
+        Dep { type_: None, data }
+    }
+
+    /// Creates the dep's cell (1,000 CKB) in `context`.
+    pub fn add(&self, context: &mut Context) -> CellDep {
+        let cell = CellOutput::new_builder()
+            .capacity(1_000u64 * 100_000_000)
+            .lock(type_script([0x01; 32], &[]))
+            .type_(self.type_.clone().pack())
+            .build();
+        let out_point = context.create_cell(cell, Bytes::from(self.data.clone()));
+        CellDep::new_builder()
+            .out_point(out_point)
+            .dep_type(DepType::Code)
+            .build()
+    }
 }
 
 pub mod accumulator;
@@ -76,6 +120,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    pub fn accepted(self) -> bool {
+        matches!(self, Outcome::Accepted(_))
+    }
+
     pub fn code(self) -> Option<i8> {
         match self {
             Outcome::Accepted(_) => None,
@@ -161,12 +209,25 @@ pub fn run(verifier: Verifier, input: &LockInput) -> Outcome {
     }
 }
 
+/// The cycles of `w`'s honest proof on `v`, which must be accepted.
+pub fn honest_cycles(v: Verifier, w: &Workload) -> u64 {
+    match run(v, &honest(v, w)) {
+        Outcome::Accepted(c) => c,
+        other => panic!("{v:?} seed {:?}: {other:?}", w.seed),
+    }
+}
+
 /// The payload format `verifier` reads, for a workload.
 pub fn payload(verifier: Verifier, w: &Workload) -> Vec<u8> {
     match verifier {
         Verifier::Baseline => w.baseline_payload(),
         Verifier::C | Verifier::Compiled => w.compiled_payload().expect("honest proofs compile"),
     }
+}
+
+/// `w`'s honest proof for `v` as witness 0: WitnessArgs with the payload in its lock field.
+pub fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
+    ckb_mmr_sdk::witness_args_with_lock(&payload(v, w)).into()
 }
 
 /// Args and witness for the honest proof of a workload.

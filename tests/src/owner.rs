@@ -6,7 +6,7 @@
 
 use crate::{Verifier, MAX_CYCLES};
 use ckb_mmr_sdk::script::SECP256K1_BLAKE160_CODE_HASH;
-use ckb_mmr_sdk::{Mode, Workload};
+use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_crypto::secp::Privkey;
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
@@ -213,6 +213,36 @@ impl Chain {
         self.context
             .verify_tx(tx, MAX_CYCLES)
             .map_err(|e| e.to_string())
+    }
+}
+
+/// What owner mode costs `v` on the reference seed: the plain spend, the owner as the first
+/// proved leaf (as tx-generator builds it) and as the last (the scan's worst case).
+pub struct OwnerCosts {
+    pub plain: u64,
+    pub owner: u64,
+    pub owner_last: u64,
+}
+
+pub fn owner_costs(v: Verifier) -> OwnerCosts {
+    let owner_hash: [u8; 32] = Chain::new(v)
+        .always_success_lock()
+        .calc_script_hash()
+        .as_slice()
+        .try_into()
+        .unwrap();
+    let first = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
+    assert_eq!(
+        (first.leaf_count, first.proved.len(), first.mmr_size),
+        (2520, 76, 5034)
+    );
+    let (mut leaves, indexes) = ckb_mmr_sdk::seeded_leaves(REFERENCE_SEED);
+    leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
+    let last = Workload::from_leaves(&leaves, &indexes).unwrap();
+    OwnerCosts {
+        plain: crate::honest_cycles(v, &Workload::from_seed(REFERENCE_SEED)),
+        owner: owner_mode_cycles(v, &first),
+        owner_last: owner_mode_cycles(v, &last),
     }
 }
 

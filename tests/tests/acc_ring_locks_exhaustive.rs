@@ -19,7 +19,7 @@
 //! transaction, which is the dep's data and type script and the proof (the rest of the ring
 //! is not in it): identical spends are run once per verifier and counted at every state.
 
-use ckb_mmr_sdk::{by_reference_args, witness_args_with_lock, Mode, Workload};
+use ckb_mmr_sdk::{by_reference_args, Mode, Workload};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{DepType, ScriptHashType, TransactionBuilder},
@@ -33,7 +33,7 @@ use mmr_lock::LockError;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 use tests::accumulator::{binary, leaves, Host};
-use tests::{available_verifiers, payload, Verifier, MAX_CYCLES};
+use tests::{available_verifiers, hash_of, mmr_witness, Verifier, MAX_CYCLES};
 
 /// Histories grow to this many leaves (`RING_LOCKS_LEAVES` overrides it for a fuller run).
 const LEAVES: u64 = 10;
@@ -154,13 +154,8 @@ fn ring_states(k: u8, all: &[[u8; 32]], max: u64) -> Vec<(Vec<u8>, Vec<Vec<u8>>)
     for n0 in 1..=max {
         let c = build::commitment::<Host>(&all[..n0 as usize]).unwrap();
         let cells = rb::creation_data(k, &c);
-        walk(
-            all,
-            max,
-            n0,
-            (cells[0].clone(), cells[1..].to_vec()),
-            &mut out,
-        );
+        let ring = (cells[0].clone(), cells[1..].to_vec());
+        walk(all, max, n0, ring, &mut out);
     }
     out
 }
@@ -200,12 +195,7 @@ fn locks_over_every_ring_state_three_verifiers() {
         for claim in claims(n) {
             let w = Workload::from_leaves(&all[..n as usize], &claim).unwrap();
             data.copy_from_slice(&w.accumulator_data());
-            ws.push(
-                verifiers
-                    .iter()
-                    .map(|&v| Bytes::from(witness_args_with_lock(&payload(v, &w))))
-                    .collect(),
-            );
+            ws.push(verifiers.iter().map(|&v| mmr_witness(v, &w)).collect());
         }
         proofs.push((n, data, ws));
     }
@@ -214,10 +204,7 @@ fn locks_over_every_ring_state_three_verifiers() {
         let mut id = vec![0x5a; 32];
         id.push(k);
         let ring = ring_type(&id);
-        let lock_args = by_reference_args(
-            ring.calc_script_hash().as_slice().try_into().unwrap(),
-            Mode::Plain,
-        );
+        let lock_args = by_reference_args(&hash_of(&ring), Mode::Plain);
         let foreign: Vec<Script> = [(32, k + 1), (32, k - 1), (0, id[0] ^ 1), (31, id[31] ^ 1)]
             .iter()
             .map(|&(at, b)| {
@@ -342,14 +329,11 @@ fn a_counterfeit_snapshot_would_be_counted() {
     let mut id = vec![0x5a; 32];
     id.push(3);
     let ring = ring_type(&id);
-    let lock_args = by_reference_args(
-        ring.calc_script_hash().as_slice().try_into().unwrap(),
-        Mode::Plain,
-    );
+    let lock_args = by_reference_args(&hash_of(&ring), Mode::Plain);
     let mut accepted_never_had = 0;
     for v in available_verifiers() {
         let mut s = Spender::new(v, &lock_args);
-        let witness = Bytes::from(witness_args_with_lock(&payload(v, &w)));
+        let witness = mmr_witness(v, &w);
         let got = s.spend(&witness, &[(&ring, &data[..])]);
         assert_eq!(got, Ok(()), "{v:?}");
         accepted_never_had += 1;

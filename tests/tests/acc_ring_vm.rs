@@ -104,6 +104,16 @@ impl Ring {
         }
     }
 
+    /// Imports a ring at `at` through the type script (accepted) and takes its args.
+    fn import(&mut self, at: &Commitment) -> Live {
+        let outs = rb::creation_data(self.k, at);
+        let c = self.candidate(&[], &outs, &[tag::IMPORT], 0);
+        let (_, args) = self.tx(&c);
+        assert!(self.run(&c).accepted());
+        self.args = args;
+        Live::new(&outs)
+    }
+
     fn lock(&self) -> Script {
         self.chain.lock.clone()
     }
@@ -182,9 +192,7 @@ impl Ring {
         let (tx, args) = self.tx(c);
         let got = self.chain.run(tx);
         self.runs += 1;
-        if let Some(code) = got.code() {
-            self.seen.insert(code);
-        }
+        self.record(got);
         let expected = self.core(&args, c);
         assert_eq!(got.code(), expected, "VM (left) and core (right)");
         got
@@ -231,6 +239,14 @@ struct Live {
 }
 
 impl Live {
+    /// The ring as creation (or a step) writes it: the head, then the snapshots.
+    fn new(cells: &[Vec<u8>]) -> Live {
+        Live {
+            head: cells[0].clone(),
+            snapshots: cells[1..].to_vec(),
+        }
+    }
+
     fn size(d: &[u8]) -> u64 {
         u64::from_le_bytes(d[32..40].try_into().unwrap())
     }
@@ -288,10 +304,7 @@ impl Ring {
             let mut o = outs.clone();
             o.swap(0, head_at);
             let c = self.candidate(&[], &o, payload, head_at);
-            assert!(
-                matches!(self.run(&c), Outcome::Accepted(_)),
-                "K {k} at {head_at}"
-            );
+            assert!(self.run(&c).accepted(), "K {k} at {head_at}");
         }
         let honest = self.candidate(&[], &outs, payload, 0);
         // Plain outputs before the ring's: the type id and the witness follow the head's
@@ -302,10 +315,7 @@ impl Ring {
                 c.outs.swap(0, head_at);
                 c.at = head_at;
                 c.shift = shift;
-                assert!(
-                    matches!(self.run(&c), Outcome::Accepted(_)),
-                    "shift {shift}"
-                );
+                assert!(self.run(&c).accepted(), "shift {shift}");
             }
         }
         // Counts: 1..=K + 2 outputs.
@@ -501,7 +511,7 @@ impl Ring {
         assert_eq!(self.run(&c).code(), rejected(Error::RingLockMismatch));
         let mut c = honest.clone();
         c.ins[1].1 = self.other_lock.clone();
-        assert!(matches!(self.run(&c), Outcome::Accepted(_)));
+        assert!(self.run(&c).accepted());
         // Every tag on the step and on KEEP.
         for t in 0..=6u8 {
             let mut c = honest.clone();
@@ -552,10 +562,7 @@ fn ring_transitions_in_the_vm() {
             };
             r.creation_cases(&first, &payload);
             let outs = rb::creation_data(k, &first);
-            let mut live = Live {
-                head: outs[0].clone(),
-                snapshots: outs[1..].to_vec(),
-            };
+            let mut live = Live::new(&outs);
             let mut history = vec![first];
             for step in 0..usize::from(k) + 3 {
                 let m = n + 1 + step % 2;
@@ -573,23 +580,17 @@ fn ring_transitions_in_the_vm() {
                 swapped.ins.reverse();
                 swapped.outs.reverse();
                 swapped.at = 1;
-                assert!(
-                    matches!(r.run(&honest), Outcome::Accepted(_)),
-                    "K {k} {n}->{m}"
-                );
-                assert!(matches!(r.run(&swapped), Outcome::Accepted(_)));
+                assert!(r.run(&honest).accepted(), "K {k} {n}->{m}");
+                assert!(r.run(&swapped).accepted());
                 // KEEP with the head last on both sides, after plain inputs.
                 let mut whole = live.whole();
                 whole.rotate_left(1);
                 let mut keep = r.candidate(&whole, &whole, &[tag::KEEP], usize::from(k));
                 keep.shift = 1;
-                assert!(
-                    matches!(r.run(&keep), Outcome::Accepted(_)),
-                    "KEEP, head last"
-                );
+                assert!(r.run(&keep).accepted(), "KEEP, head last");
                 // Plain inputs before the ring's.
                 swapped.shift = 2;
-                assert!(matches!(r.run(&swapped), Outcome::Accepted(_)));
+                assert!(r.run(&swapped).accepted());
                 // The payload at the snapshot's index instead of the head's: no payload there.
                 let mut wrong = honest.clone();
                 wrong.at = 1;
@@ -712,12 +713,7 @@ fn ring_and_single_cycles() {
         let (tx, _) = r.tx(&c);
         rows.push((name, type_cycles(&mut r.chain, tx)));
     }
-    let whole = Live {
-        head: outs[0].clone(),
-        snapshots: outs[1..].to_vec(),
-    }
-    .whole();
-    let c = r.candidate(&whole, &whole, &[tag::KEEP], 0);
+    let c = r.candidate(&outs, &outs, &[tag::KEEP], 0);
     let (tx, _) = r.tx(&c);
     rows.push(("keep (9 cells)", type_cycles(&mut r.chain, tx)));
     for (name, cycles) in rows {
@@ -736,10 +732,7 @@ fn spend_ring(
     let args = by_reference_args(&hash_of(ring), Mode::Plain);
     let deps: Vec<Dep> = deps
         .iter()
-        .map(|d| Dep {
-            type_: Some(ring.clone()),
-            data: d.to_vec(),
-        })
+        .map(|d| Dep::typed(ring.clone(), d.to_vec()))
         .collect();
     let (context, tx) = spend(v, &args, mmr_witness(v, w), &deps);
     let bytes = weight::tx_bytes(&tx.data());
@@ -761,17 +754,8 @@ fn locks_accept_ring_snapshots() {
     let mut refusals = BTreeSet::new();
     for k in [2u8, 3] {
         let mut r = Ring::new(k);
-        let first = commitment(&all[..3]);
-        let outs = rb::creation_data(k, &first);
-        let c = r.candidate(&[], &outs, &[tag::IMPORT], 0);
-        let (_, args) = r.tx(&c);
-        assert!(matches!(r.run(&c), Outcome::Accepted(_)));
-        r.args = args;
+        let mut live = r.import(&commitment(&all[..3]));
         let script = r.chain.type_script(&r.args);
-        let mut live = Live {
-            head: outs[0].clone(),
-            snapshots: outs[1..].to_vec(),
-        };
         let mut history = vec![3usize];
         let mut n = 3;
         for step in 0..usize::from(k) + 2 {
@@ -779,7 +763,7 @@ fn locks_accept_ring_snapshots() {
             let (ins, outs, consumed) = live.step(&commitment(&all[..m]));
             let payload = build::append_payload(&nodes.peaks(n as u64), &all[n..m]);
             let c = r.candidate(&ins, &outs, &payload, 0);
-            assert!(matches!(r.run(&c), Outcome::Accepted(_)));
+            assert!(r.run(&c).accepted());
             live.apply(&outs, consumed);
             history.push(m);
             n = m;
@@ -871,15 +855,7 @@ fn ring_window_spend_within_twice_a_fresh_one() {
         root: old.root,
         mmr_size: old.mmr_size,
     };
-    let outs = rb::creation_data(k, &root);
-    let c = r.candidate(&[], &outs, &[tag::IMPORT], 0);
-    let (_, args) = r.tx(&c);
-    assert!(matches!(r.run(&c), Outcome::Accepted(_)));
-    r.args = args;
-    let mut live = Live {
-        head: outs[0].clone(),
-        snapshots: outs[1..].to_vec(),
-    };
+    let mut live = r.import(&root);
     // 2^20 leaves are one peak (the root); the appended ones' peaks follow it.
     let tail = Nodes::new::<Host>(&all[big..]);
     let mut state = root;
@@ -891,7 +867,7 @@ fn ring_window_spend_within_twice_a_fresh_one() {
             mmr_accumulator::append::<Host>(&state.root, state.mmr_size, &payload[1..]).unwrap();
         let (ins, outs, consumed) = live.step(&new);
         let c = r.candidate(&ins, &outs, &payload, 0);
-        assert!(matches!(r.run(&c), Outcome::Accepted(_)), "append {j}");
+        assert!(r.run(&c).accepted(), "append {j}");
         live.apply(&outs, consumed);
         state = new;
     }

@@ -29,31 +29,28 @@ fn every_transition_honest() {
     for index in [0, 2] {
         let (tx, _) =
             chain.creation_at(&commit(&all[..5]), &build::create_payload(&all[..5]), index);
-        assert!(
-            matches!(chain.run(tx), Outcome::Accepted(_)),
-            "create at {index}"
-        );
+        assert!(chain.run(tx).accepted(), "create at {index}");
     }
     let (tx, _) = chain.creation(&commit(&all), &[tag::IMPORT]);
-    assert!(matches!(chain.run(tx), Outcome::Accepted(_)));
+    assert!(chain.run(tx).accepted());
     for (n, m) in [(1u64, 2u64), (5, 12), (7, 8), (3, 12), (11, 12)] {
         let (old, new) = (commit(&all[..n as usize]), commit(&all[..m as usize]));
         let append = build::append_payload(&nodes.peaks(n), &all[n as usize..m as usize]);
-        let tx = chain.update(&old, &new, &append);
         assert!(
-            matches!(chain.run(tx), Outcome::Accepted(_)),
+            chain.run_update(&old, &new, &append).accepted(),
             "append {n}->{m}"
         );
         let proof = build::ancestry_proof::<Host>(&all[..m as usize], n).unwrap();
-        let tx = chain.update(&old, &new, &build::extend_payload(&proof));
         assert!(
-            matches!(chain.run(tx), Outcome::Accepted(_)),
+            chain
+                .run_update(&old, &new, &build::extend_payload(&proof))
+                .accepted(),
             "extend {n}->{m}"
         );
     }
     let c = commit(&all[..5]);
     let tx = chain.update(&c, &c, &[tag::KEEP]);
-    assert!(matches!(chain.run(tx), Outcome::Accepted(_)));
+    assert!(chain.run(tx).accepted());
 }
 
 /// Parity 2026 (polkadot-sdk PR 11738): old peaks presented at other places. The proof names
@@ -119,22 +116,19 @@ fn old_size_above_new_and_non_mmr_sizes() {
     for size in [0u64, 9, 12, 1 << 51] {
         let mut bad = new;
         bad[32..].copy_from_slice(&size.to_le_bytes());
-        let tx = chain.update(&old, &bad, &proof);
         assert_eq!(
-            chain.run(tx),
+            chain.run_update(&old, &bad, &proof),
             rejected(Error::NewSizeInvalid),
             "size {size}"
         );
-        let (tx, _) = chain.creation(&bad, &[tag::IMPORT]);
         assert_eq!(
-            chain.run(tx),
+            chain.run_creation(&bad, &[tag::IMPORT]),
             rejected(Error::NewSizeInvalid),
             "import size {size}"
         );
         // As the input's size (no cell the script let through holds one): checked first.
-        let tx = chain.update(&bad, &new, &proof);
         assert_eq!(
-            chain.run(tx),
+            chain.run_update(&bad, &new, &proof),
             rejected(Error::OldSizeInvalid),
             "old size {size}"
         );
@@ -153,9 +147,8 @@ fn output_not_the_computed_commitment() {
     for byte in [0usize, 31, 32, 39] {
         let mut bad = new;
         bad[byte] ^= 1;
-        let tx = chain.update(&old, &bad, &append);
         assert_eq!(
-            chain.run(tx),
+            chain.run_update(&old, &bad, &append),
             rejected(Error::OutputMismatch),
             "byte {byte}"
         );
@@ -179,7 +172,7 @@ fn second_cell_minted_with_an_existing_type_id() {
     let data = commit(&all);
     let mut chain = AccumulatorChain::new();
     let (tx, id) = chain.creation(&data, &build::create_payload(&all));
-    assert!(matches!(chain.run(tx), Outcome::Accepted(_)));
+    assert!(chain.run(tx).accepted());
     // The same args again, from another first input: not this input's type id.
     let cell = chain.plain_cell();
     let t = chain.type_script(&id);
@@ -203,18 +196,13 @@ fn second_cell_minted_with_an_existing_type_id() {
         .output_data(Bytes::copy_from_slice(&data).pack())
         .witness(witness(None, Some(&build::create_payload(&all))).pack());
     assert_eq!(chain.run(tx), rejected(Error::TypeIdMismatch));
-    let (tx, _) = {
-        let cell = chain.plain_cell();
-        let t = chain.type_script(&[0u8; 31]);
-        (
-            TransactionBuilder::default()
-                .input(CellInput::new_builder().previous_output(cell).build())
-                .output(chain.output(Some(&t)))
-                .output_data(Bytes::copy_from_slice(&data).pack())
-                .witness(witness(None, Some(&build::create_payload(&all))).pack()),
-            (),
-        )
-    };
+    let cell = chain.plain_cell();
+    let t = chain.type_script(&[0u8; 31]);
+    let tx = TransactionBuilder::default()
+        .input(CellInput::new_builder().previous_output(cell).build())
+        .output(chain.output(Some(&t)))
+        .output_data(Bytes::copy_from_slice(&data).pack())
+        .witness(witness(None, Some(&build::create_payload(&all))).pack());
     assert_eq!(chain.run(tx), rejected(Error::ArgsLength));
 }
 

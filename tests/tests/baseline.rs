@@ -1,7 +1,7 @@
 //! The baseline lock in ckb-script: honest proofs accepted, every applicable soundness class
 //! rejected with its exact code.
 
-use baseline_proof::{encode, BaselineError};
+use baseline_proof::{encode, BaselineError, BaselineError::*};
 use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
 use mmr_lock::LockError;
 use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
@@ -9,7 +9,21 @@ use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
 const V: Verifier = Verifier::Baseline;
 
 fn code_of(w: &Workload, leaves: &[(u64, [u8; 32])], items: &[[u8; 32]]) -> Option<i8> {
-    run(V, &with_payload(w, &encode(leaves, items))).code()
+    payload_code(w, &encode(leaves, items))
+}
+
+/// The exit code of `payload` under `w`'s args; `None` if accepted.
+fn payload_code(w: &Workload, payload: &[u8]) -> Option<i8> {
+    run(V, &with_payload(w, payload)).code()
+}
+
+/// The code `e` as an expected exit code.
+fn rejected(e: BaselineError) -> Option<i8> {
+    Some(e.code())
+}
+
+fn lock_rejected(e: LockError) -> Option<i8> {
+    Some(e.code())
 }
 
 fn small() -> Workload {
@@ -37,11 +51,11 @@ fn honest_proofs_accepted() {
         }
     }
     let w = small();
-    assert!(matches!(run(V, &honest(V, &w)), Outcome::Accepted(_)));
+    assert!(run(V, &honest(V, &w)).accepted());
     // The one-leaf MMR: the leaf is the root, the proof is empty.
     let one = Workload::from_leaves(&[[7; 32]], &[0]).unwrap();
     assert!(one.proof_items.is_empty());
-    assert!(matches!(run(V, &honest(V, &one)), Outcome::Accepted(_)));
+    assert!(run(V, &honest(V, &one)).accepted());
 }
 
 #[test]
@@ -51,7 +65,7 @@ fn flipped_bytes_rejected() {
     for i in 0..payload.len() {
         let mut p = payload.clone();
         p[i] ^= 0x01;
-        let code = run(V, &with_payload(&w, &p)).code();
+        let code = payload_code(&w, &p);
         assert!(code.is_some(), "flip at byte {i} accepted");
     }
 }
@@ -59,11 +73,8 @@ fn flipped_bytes_rejected() {
 #[test]
 fn no_leaves_rejected() {
     let w = small();
-    assert_eq!(
-        code_of(&w, &[], &[w.root]),
-        Some(BaselineError::NoLeaves.code())
-    );
-    assert_eq!(code_of(&w, &[], &[]), Some(BaselineError::NoLeaves.code()));
+    assert_eq!(code_of(&w, &[], &[w.root]), rejected(NoLeaves));
+    assert_eq!(code_of(&w, &[], &[]), rejected(NoLeaves));
 }
 
 #[test]
@@ -71,34 +82,25 @@ fn bad_leaf_positions_rejected() {
     let w = small();
     let mut l = w.proved.clone();
     l[2].0 = w.mmr_size;
-    assert_eq!(
-        code_of(&w, &l, &w.proof_items),
-        Some(BaselineError::LeafOutOfRange.code())
-    );
+    assert_eq!(code_of(&w, &l, &w.proof_items), rejected(LeafOutOfRange));
     l[2].0 = u64::MAX;
-    assert_eq!(
-        code_of(&w, &l, &w.proof_items),
-        Some(BaselineError::LeafOutOfRange.code())
-    );
+    assert_eq!(code_of(&w, &l, &w.proof_items), rejected(LeafOutOfRange));
     let mut l = w.proved.clone();
     l[0].0 = 2; // an inner node
-    assert_eq!(
-        code_of(&w, &l, &w.proof_items),
-        Some(BaselineError::NotALeaf.code())
-    );
+    assert_eq!(code_of(&w, &l, &w.proof_items), rejected(NotALeaf));
     // A leaf value moved to another leaf position.
     let mut l = w.proved.clone();
     l[0].0 = 0;
     assert_eq!(
         code_of(&w, &l, &w.proof_items),
-        Some(LockError::RootMismatch.code())
+        lock_rejected(LockError::RootMismatch)
     );
     // The bagged pair of right peaks (one proof item) passed off as a leaf value.
     let mut l = w.proved.clone();
     l[2].1 = *w.proof_items.last().unwrap();
     assert_eq!(
         code_of(&w, &l, &w.proof_items),
-        Some(LockError::RootMismatch.code())
+        lock_rejected(LockError::RootMismatch)
     );
 }
 
@@ -107,16 +109,10 @@ fn unsorted_and_duplicate_leaves_rejected() {
     let w = small();
     let mut l = w.proved.clone();
     l.swap(0, 1);
-    assert_eq!(
-        code_of(&w, &l, &w.proof_items),
-        Some(BaselineError::LeavesUnsorted.code())
-    );
+    assert_eq!(code_of(&w, &l, &w.proof_items), rejected(LeavesUnsorted));
     let mut l = w.proved.clone();
     l[1] = l[0];
-    assert_eq!(
-        code_of(&w, &l, &w.proof_items),
-        Some(BaselineError::LeavesUnsorted.code())
-    );
+    assert_eq!(code_of(&w, &l, &w.proof_items), rejected(LeavesUnsorted));
 }
 
 #[test]
@@ -124,13 +120,10 @@ fn proof_length_and_trailing_bytes_rejected() {
     let w = small();
     let mut items = w.proof_items.clone();
     items.push([0; 32]);
-    assert_eq!(
-        code_of(&w, &w.proved, &items),
-        Some(BaselineError::ProofTooLong.code())
-    );
+    assert_eq!(code_of(&w, &w.proved, &items), rejected(ProofTooLong));
     assert_eq!(
         code_of(&w, &w.proved, &w.proof_items[1..]),
-        Some(BaselineError::ProofTooShort.code())
+        rejected(ProofTooShort)
     );
     // An unconsumed leaf: one more leaf than the proof covers.
     let mut l = w.proved.clone();
@@ -138,15 +131,12 @@ fn proof_length_and_trailing_bytes_rejected() {
     assert!(code_of(&w, &l, &w.proof_items).is_some());
     let mut p = w.baseline_payload();
     p.push(0);
-    assert_eq!(
-        run(V, &with_payload(&w, &p)).code(),
-        Some(BaselineError::TrailingBytes.code())
-    );
+    assert_eq!(payload_code(&w, &p), rejected(TrailingBytes));
     let p = w.baseline_payload();
     for cut in [0, 3, 4, 20, p.len() - 1] {
         assert_eq!(
-            run(V, &with_payload(&w, &p[..cut])).code(),
-            Some(BaselineError::Truncated.code()),
+            payload_code(&w, &p[..cut]),
+            rejected(Truncated),
             "cut {cut}"
         );
     }
@@ -154,10 +144,7 @@ fn proof_length_and_trailing_bytes_rejected() {
     // there is is a truncation.
     let mut p = w.baseline_payload();
     p[0] = p[0].wrapping_add(1);
-    assert_eq!(
-        run(V, &with_payload(&w, &p)).code(),
-        Some(BaselineError::Truncated.code())
-    );
+    assert_eq!(payload_code(&w, &p), rejected(Truncated));
 }
 
 #[test]
@@ -172,7 +159,7 @@ fn non_canonical_mmr_size_rejected() {
         };
         assert_eq!(
             run(V, &input).code(),
-            Some(LockError::MmrSizeInvalid.code()),
+            lock_rejected(LockError::MmrSizeInvalid),
             "size {size}"
         );
     }
@@ -199,7 +186,7 @@ fn lock_level_errors() {
         };
         assert_eq!(
             run(V, &input).code(),
-            Some(LockError::ArgsLength.code()),
+            lock_rejected(LockError::ArgsLength),
             "args len {len}"
         );
     }
@@ -214,7 +201,7 @@ fn lock_level_errors() {
         };
         assert_eq!(
             run(V, &input).code(),
-            Some(LockError::ArgsEncoding.code()),
+            lock_rejected(LockError::ArgsEncoding),
             "flags {flags:#x}"
         );
     }
@@ -224,7 +211,7 @@ fn lock_level_errors() {
     };
     assert_eq!(
         run(V, &missing).code(),
-        Some(LockError::WitnessMissing.code())
+        lock_rejected(LockError::WitnessMissing)
     );
     let witness = good.witness.clone().unwrap();
     let truncated = LockInput {
@@ -233,7 +220,7 @@ fn lock_level_errors() {
     };
     assert_eq!(
         run(V, &truncated).code(),
-        Some(LockError::WitnessEncoding.code())
+        lock_rejected(LockError::WitnessEncoding)
     );
     let not_molecule = LockInput {
         args: good.args.clone(),
@@ -241,7 +228,7 @@ fn lock_level_errors() {
     };
     assert_eq!(
         run(V, &not_molecule).code(),
-        Some(LockError::WitnessEncoding.code())
+        lock_rejected(LockError::WitnessEncoding)
     );
     // WitnessArgs with an absent lock field.
     let no_lock: Vec<u8> = [16u32, 16, 16, 16]
@@ -254,23 +241,20 @@ fn lock_level_errors() {
     };
     assert_eq!(
         run(V, &input).code(),
-        Some(LockError::LockFieldMissing.code())
+        lock_rejected(LockError::LockFieldMissing)
     );
     // A witness larger than the buffer is rejected, never read in part.
     let mut payload = w.baseline_payload();
     payload.resize(mmr_lock::MAX_WITNESS_SIZE, 0);
     assert_eq!(
-        run(V, &with_payload(&w, &payload)).code(),
-        Some(LockError::WitnessTooLarge.code())
+        payload_code(&w, &payload),
+        lock_rejected(LockError::WitnessTooLarge)
     );
     // Exactly at the limit fits and reaches the payload checks.
     let exact = mmr_lock::MAX_WITNESS_SIZE - 20;
     let mut payload = w.baseline_payload();
     payload.resize(exact, 0);
-    assert_eq!(
-        run(V, &with_payload(&w, &payload)).code(),
-        Some(BaselineError::TrailingBytes.code())
-    );
+    assert_eq!(payload_code(&w, &payload), rejected(TrailingBytes));
 }
 
 #[test]
@@ -294,10 +278,7 @@ fn largest_witnesses_fit_in_memory() {
             break;
         }
         if k % 400 == 0 || payload.len() + 20 + 2000 > mmr_lock::MAX_WITNESS_SIZE {
-            assert!(
-                matches!(run(V, &honest(V, &w)), Outcome::Accepted(_)),
-                "k {k}"
-            );
+            assert!(run(V, &honest(V, &w)).accepted(), "k {k}");
         }
         k += 50;
     }

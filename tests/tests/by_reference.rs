@@ -18,7 +18,7 @@ use ckb_testtool::ckb_types::{
 };
 use mmr_lock::LockError;
 use tests::owner::{failure, Chain, Owner};
-use tests::{available_verifiers, payload, MAX_CYCLES};
+use tests::{available_verifiers, payload, Verifier, MAX_CYCLES};
 
 const NOT_FOUND: i8 = LockError::AccumulatorNotFound.code();
 const AMBIGUOUS: i8 = LockError::AccumulatorAmbiguous.code();
@@ -40,29 +40,18 @@ fn honest_spend_accepted() {
     let w = workload(13);
     let acc = Dep::accumulator(w.accumulator_data());
     for v in available_verifiers() {
-        let cycles = run(
-            v,
-            &by_reference(Mode::Plain),
-            &w,
-            std::slice::from_ref(&acc),
-        )
-        .unwrap_or_else(|code| panic!("{v:?}: honest by-reference spend rejected: {code}"));
+        let cycles = run_plain(v, &w, std::slice::from_ref(&acc))
+            .unwrap_or_else(|code| panic!("{v:?}: honest by-reference spend rejected: {code}"));
         println!("{v:?}: by reference, 13 leaves: {cycles} cycles");
         // Wherever the accumulator sits among other deps, with or without type scripts.
-        let untyped = Dep {
-            type_: None,
-            data: w.accumulator_data(),
-        };
-        let typed = Dep {
-            type_: Some(type_script([0x33; 32], &[0xac; 32])),
-            data: vec![1, 2, 3],
-        };
+        let untyped = Dep::untyped(w.accumulator_data());
+        let typed = Dep::typed(type_script([0x33; 32], &[0xac; 32]), vec![1, 2, 3]);
         for deps in [
             vec![untyped.clone(), acc.clone()],
             vec![acc.clone(), typed.clone(), untyped.clone()],
             vec![typed, untyped, acc.clone()],
         ] {
-            run(v, &by_reference(Mode::Plain), &w, &deps)
+            run_plain(v, &w, &deps)
                 .unwrap_or_else(|code| panic!("{v:?}: rejected with other deps: {code}"));
         }
     }
@@ -125,11 +114,21 @@ fn assert_code(args: &[u8], w: &Workload, deps: &[Dep], code: i8, what: &str) {
     }
 }
 
+/// [`assert_code`] with plain by-reference args.
+fn assert_plain(w: &Workload, deps: &[Dep], code: i8, what: &str) {
+    assert_code(&by_reference(Mode::Plain), w, deps, code, what);
+}
+
+/// [`run`] with plain by-reference args.
+fn run_plain(v: Verifier, w: &Workload, deps: &[Dep]) -> Result<u64, i8> {
+    run(v, &by_reference(Mode::Plain), w, deps)
+}
+
 #[test]
 fn no_matching_dep_rejected() {
     let w = workload(13);
     // Only the verifier's code cell.
-    assert_code(&by_reference(Mode::Plain), &w, &[], NOT_FOUND, "no dep");
+    assert_plain(&w, &[], NOT_FOUND, "no dep");
     assert_code(
         &by_reference(Mode::Owner),
         &w,
@@ -138,17 +137,8 @@ fn no_matching_dep_rejected() {
         "no dep, owner",
     );
     // The accumulator's data without its type script.
-    let untyped = Dep {
-        type_: None,
-        data: w.accumulator_data(),
-    };
-    assert_code(
-        &by_reference(Mode::Plain),
-        &w,
-        &[untyped],
-        NOT_FOUND,
-        "untyped",
-    );
+    let untyped = Dep::untyped(w.accumulator_data());
+    assert_plain(&w, &[untyped], NOT_FOUND, "untyped");
 }
 
 #[test]
@@ -157,7 +147,7 @@ fn two_matching_deps_rejected() {
     let acc = Dep::accumulator(w.accumulator_data());
     let older = Dep::accumulator(workload(11).accumulator_data());
     for deps in [vec![acc.clone(), acc.clone()], vec![older, acc]] {
-        assert_code(&by_reference(Mode::Plain), &w, &deps, AMBIGUOUS, "two");
+        assert_plain(&w, &deps, AMBIGUOUS, "two");
     }
 }
 
@@ -180,40 +170,24 @@ fn counterfeit_accumulator_rejected() {
     ];
     for fake in &counterfeits {
         assert_ne!(hash_of(fake), hash_of(&accumulator_type()));
-        let dep = Dep {
-            type_: Some(fake.clone()),
-            data: data.clone(),
-        };
-        assert_code(
-            &by_reference(Mode::Plain),
-            &w,
-            &[dep],
-            NOT_FOUND,
-            "counterfeit",
-        );
+        let dep = Dep::typed(fake.clone(), data.clone());
+        assert_plain(&w, &[dep], NOT_FOUND, "counterfeit");
     }
     // A counterfeit next to the real accumulator is ignored: a proof of the counterfeit's
     // MMR fails against the real root, the honest proof passes.
     let forged = Workload::from_leaves(&[[0xee; 32]; 13], &[1, 4]).unwrap();
     let deps = [
-        Dep {
-            type_: Some(counterfeits[0].clone()),
-            data: forged.accumulator_data(),
-        },
+        Dep::typed(counterfeits[0].clone(), forged.accumulator_data()),
         Dep::accumulator(data),
     ];
-    assert_code(
-        &by_reference(Mode::Plain),
+    assert_plain(
         &forged,
         &deps,
         LockError::RootMismatch.code(),
         "proof of the counterfeit",
     );
     for v in available_verifiers() {
-        assert!(
-            run(v, &by_reference(Mode::Plain), &w, &deps).is_ok(),
-            "{v:?}"
-        );
+        assert!(run_plain(v, &w, &deps).is_ok(), "{v:?}");
     }
 }
 
@@ -228,8 +202,7 @@ fn accumulator_data_of_wrong_length_rejected() {
         [&data[..], &data[..]].concat(),
     ] {
         let len = bad.len();
-        assert_code(
-            &by_reference(Mode::Plain),
+        assert_plain(
             &w,
             &[Dep::accumulator(bad)],
             DATA_LENGTH,
@@ -244,8 +217,7 @@ fn accumulator_with_non_canonical_size_rejected() {
     for size in [0u64, 5, w.mmr_size + 1, (1 << 50) + 1, u64::MAX] {
         let mut data = w.accumulator_data();
         data[32..].copy_from_slice(&size.to_le_bytes());
-        assert_code(
-            &by_reference(Mode::Plain),
+        assert_plain(
             &w,
             &[Dep::accumulator(data)],
             LockError::MmrSizeInvalid.code(),
@@ -269,8 +241,8 @@ fn proof_of_a_root_the_accumulator_has_left_rejected() {
         assert_eq!(code, LockError::RootMismatch.code(), "{v:?}");
         // The same proof against the old accumulator, and a fresh proof against the new one.
         let was = [Dep::accumulator(old.accumulator_data())];
-        assert!(run(v, &by_reference(Mode::Plain), &old, &was).is_ok());
-        assert!(run(v, &by_reference(Mode::Plain), &new, &acc).is_ok());
+        assert!(run_plain(v, &old, &was).is_ok());
+        assert!(run_plain(v, &new, &acc).is_ok());
     }
 }
 
@@ -378,10 +350,7 @@ fn mock_transaction_for_ckb_debugger() {
         // here), then the accumulator.
         let code_cells: Vec<Dep> = verifiers
             .iter()
-            .map(|&u| Dep {
-                type_: None,
-                data: u.binary().to_vec(),
-            })
+            .map(|&u| Dep::untyped(u.binary().to_vec()))
             .collect();
         let in_script = {
             // The plain spend's transaction (900 CKB out; the lock reads no output), its

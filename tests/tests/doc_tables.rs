@@ -23,12 +23,11 @@ mod by_reference_tx;
 mod merge_bench_tx;
 
 use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
-use ckb_testtool::ckb_types::prelude::*;
 use doc_blocks::thousands;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
-use tests::owner::{owner_mode_cycles, Chain};
-use tests::{available_verifiers, honest, payload, run, Outcome, Verifier};
+use tests::owner::{owner_costs, OwnerCosts};
+use tests::{available_verifiers, honest_cycles, payload, Verifier};
 
 fn readme() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")
@@ -66,56 +65,27 @@ fn check_block(path: &Path, name: &str, fresh: &str) {
     );
 }
 
-/// One row of the owner-mode measurement: plain, owner as the first proved leaf, as the last.
-struct OwnerRow {
-    name: &'static str,
-    plain: u64,
-    owner: u64,
-    owner_last: u64,
+/// The owner-mode costs, measured once for both documents that quote them.
+fn owner_rows() -> &'static [(&'static str, OwnerCosts)] {
+    static ROWS: OnceLock<Vec<(&'static str, OwnerCosts)>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        doc_verifiers()
+            .into_iter()
+            .map(|(v, name)| (name, owner_costs(v)))
+            .collect()
+    })
 }
 
-/// Measured once for both documents that quote it.
-fn owner_rows() -> &'static [OwnerRow] {
-    static ROWS: OnceLock<Vec<OwnerRow>> = OnceLock::new();
-    ROWS.get_or_init(measure_owner_rows)
-}
-
-fn measure_owner_rows() -> Vec<OwnerRow> {
-    let owner_hash: [u8; 32] = {
-        let mut chain = Chain::new(Verifier::Compiled);
-        chain
-            .always_success_lock()
-            .calc_script_hash()
-            .as_slice()
-            .try_into()
-            .unwrap()
-    };
+/// The verifiers in the docs' tables: by binary name, each under its name there.
+fn doc_verifiers() -> Vec<(Verifier, &'static str)> {
     let mut verifiers = available_verifiers();
     verifiers.sort_by_key(|v| v.binary_name());
-    verifiers
-        .into_iter()
-        .map(|v| {
-            let plain = match run(v, &honest(v, &Workload::from_seed(REFERENCE_SEED))) {
-                Outcome::Accepted(c) => c,
-                other => panic!("{v:?}: {other:?}"),
-            };
-            // The owner as the first proved leaf (as tx-generator builds it), then as the last.
-            let first = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
-            let (mut leaves, indexes) = ckb_mmr_sdk::seeded_leaves(REFERENCE_SEED);
-            leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
-            let last = Workload::from_leaves(&leaves, &indexes).unwrap();
-            OwnerRow {
-                name: match v {
-                    Verifier::Baseline => "baseline",
-                    Verifier::C => "C",
-                    Verifier::Compiled => "compiled",
-                },
-                plain,
-                owner: owner_mode_cycles(v, &first),
-                owner_last: owner_mode_cycles(v, &last),
-            }
-        })
-        .collect()
+    let name = |v| match v {
+        Verifier::Baseline => "baseline",
+        Verifier::C => "C",
+        Verifier::Compiled => "compiled",
+    };
+    verifiers.into_iter().map(|v| (v, name(v))).collect()
 }
 
 fn owner_table() -> String {
@@ -123,10 +93,10 @@ fn owner_table() -> String {
         "| verifier | plain | owner mode | extra | owner as the last proved leaf |\n\
          | --- | ---: | ---: | ---: | ---: |\n",
     );
-    for r in owner_rows() {
+    for (name, r) in owner_rows() {
         rows.push_str(&format!(
             "| {} | {} | {} | +{} | +{} |\n",
-            r.name,
+            name,
             thousands(r.plain),
             thousands(r.owner),
             thousands(r.owner - r.plain),
@@ -148,9 +118,13 @@ fn deploy_md_owner_mode_cost_table() {
 #[test]
 fn readme_owner_mode_cost_range() {
     let rows = owner_rows();
-    let extra = rows.iter().map(|r| r.owner - r.plain);
+    let extra = rows.iter().map(|(_, r)| r.owner - r.plain);
     let (low, high) = (extra.clone().min().unwrap(), extra.max().unwrap());
-    let worst = rows.iter().map(|r| r.owner_last - r.plain).max().unwrap();
+    let worst = rows
+        .iter()
+        .map(|(_, r)| r.owner_last - r.plain)
+        .max()
+        .unwrap();
     let fresh = format!(
         "{}-{} cycles more than plain mode on the reference seed, up to {} with the owner as \
          the last proved leaf",
@@ -182,13 +156,7 @@ fn performance_md_sweep_cycles() {
     )
     .unwrap();
     for v in available_verifiers() {
-        let mut cycles: Vec<u64> = workloads
-            .iter()
-            .map(|w| match run(v, &honest(v, w)) {
-                Outcome::Accepted(c) => c,
-                other => panic!("{v:?} seed {:?}: {other:?}", w.seed),
-            })
-            .collect();
+        let mut cycles: Vec<u64> = workloads.iter().map(|w| honest_cycles(v, w)).collect();
         cycles.sort_unstable();
         let fresh = [
             cycles[0],
@@ -364,8 +332,6 @@ fn performance_md_growth_table_and_summary() {
 // ---------------------------------------------------------------------------------------
 // docs/performance.md: where the cycles go, from ckb-debugger's flamegraph profile.
 
-/// Addresses of the symbols whose names start with `prefix`, from an ELF64 file's symbol
-/// table (the `.debug` copies keep it).
 /// Every symbol of `elf`'s symbol table: name, value, size.
 fn symbol_table(elf: &[u8]) -> Vec<(String, u64, u64)> {
     let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
@@ -399,6 +365,8 @@ fn symbol_table(elf: &[u8]) -> Vec<(String, u64, u64)> {
     out
 }
 
+/// Addresses of the symbols whose names start with `prefix`, from an ELF64 file's symbol
+/// table (the `.debug` copies keep it).
 fn symbols(elf: &[u8], prefix: &str) -> Vec<(String, u64)> {
     let mut out: Vec<(String, u64)> = symbol_table(elf)
         .into_iter()
@@ -822,13 +790,7 @@ fn c_verifier_md_builds() {
         t.push_str(&format!("| {build} | {} | {} | {} |\n", j[7], j[2], j[0]));
     }
     let default = journey.iter().find(|j| j[1] == C_BUILDS[0].1).unwrap();
-    let cycles = match run(
-        Verifier::C,
-        &honest(Verifier::C, &Workload::from_seed(REFERENCE_SEED)),
-    ) {
-        Outcome::Accepted(c) => c,
-        other => panic!("{other:?}"),
-    };
+    let cycles = honest_cycles(Verifier::C, &Workload::from_seed(REFERENCE_SEED));
     assert_eq!(
         (&default[2], &default[7]),
         (
@@ -933,19 +895,12 @@ fn hashing_md_cycles_per_merge() {
 /// reference (the code cell and the accumulator as deps), `by_reference.rs`'s spends.
 #[test]
 fn deploy_md_by_reference_cost_table() {
-    let mut verifiers = available_verifiers();
-    verifiers.sort_by_key(|v| v.binary_name());
     let mut t =
         String::from("| verifier | plain | by reference | extra |\n| --- | ---: | ---: | ---: |\n");
-    for v in verifiers {
+    for (v, name) in doc_verifiers() {
         let c = by_reference_tx::reference_costs(v);
         t.push_str(&format!(
-            "| {} | {} | {} | +{} |\n",
-            match v {
-                Verifier::Baseline => "baseline",
-                Verifier::C => "C",
-                Verifier::Compiled => "compiled",
-            },
+            "| {name} | {} | {} | +{} |\n",
             thousands(c.plain),
             thousands(c.by_reference),
             thousands(c.by_reference - c.plain),

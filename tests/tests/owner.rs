@@ -3,7 +3,7 @@
 //! secp256k1_blake160_sighash_all, signed with a real key) is what makes a copied proof
 //! useless: replayed with other outputs, the transaction fails at the owner's signature.
 
-use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
+use ckb_mmr_sdk::{Mode, Workload};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
@@ -11,8 +11,8 @@ use ckb_testtool::ckb_types::{
     prelude::*,
 };
 use mmr_lock::LockError;
-use tests::owner::{failure, owner_mode_cycles, Chain, Owner};
-use tests::{available_verifiers, payload, Verifier};
+use tests::owner::{failure, owner_costs, Chain, Owner, OwnerCosts};
+use tests::{available_verifiers, mmr_witness, Verifier};
 
 const OWNER_NOT_FOUND: i8 = LockError::OwnerNotFound.code();
 
@@ -21,10 +21,6 @@ fn workload(owner: [u8; 32]) -> Workload {
     let mut leaves: Vec<[u8; 32]> = (0..11u8).map(|i| [i.wrapping_mul(29) ^ 0x5a; 32]).collect();
     leaves[4] = owner;
     Workload::from_leaves(&leaves, &[1, 4, 9]).unwrap()
-}
-
-fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
-    ckb_mmr_sdk::witness_args_with_lock(&payload(v, w)).into()
 }
 
 fn output(lock: ckb_testtool::ckb_types::packed::Script, capacity: u64) -> CellOutput {
@@ -367,33 +363,18 @@ fn sdk_owner_lock_hash_is_what_the_lock_sees() {
 #[test]
 fn owner_mode_cycles_on_the_reference_seed() {
     for v in available_verifiers() {
-        let plain = Workload::from_seed(REFERENCE_SEED);
-        let plain_cycles = match tests::run(v, &tests::honest(v, &plain)) {
-            tests::Outcome::Accepted(c) => c,
-            other => panic!("{v:?}: {other:?}"),
-        };
-        let owner_hash = {
-            let mut chain = Chain::new(v);
-            let lock = chain.always_success_lock();
-            let hash: [u8; 32] = lock.calc_script_hash().as_slice().try_into().unwrap();
-            hash
-        };
-        // The owner is the value of the first proved leaf (smallest index), as tx-generator
-        // builds it; the same MMR shape, 76 proved leaves.
-        let w = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
-        assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
-        let owner_cycles = owner_mode_cycles(v, &w);
-        // Worst case for the scan: the owner's hash is the last proved leaf.
-        let (mut leaves, indexes) = ckb_mmr_sdk::seeded_leaves(REFERENCE_SEED);
-        leaves[*indexes.iter().max().unwrap() as usize] = owner_hash;
-        let last = Workload::from_leaves(&leaves, &indexes).unwrap();
-        let last_cycles = owner_mode_cycles(v, &last);
+        // The owner as the first proved leaf, then (the scan's worst case) as the last.
+        let OwnerCosts {
+            plain,
+            owner,
+            owner_last,
+        } = owner_costs(v);
         println!(
-            "{v:?}: plain {plain_cycles}, owner mode {owner_cycles} (+{}), owner as last proved leaf {last_cycles} (+{})",
-            owner_cycles as i64 - plain_cycles as i64,
-            last_cycles as i64 - plain_cycles as i64,
+            "{v:?}: plain {plain}, owner mode {owner} (+{}), owner as last proved leaf {owner_last} (+{})",
+            owner as i64 - plain as i64,
+            owner_last as i64 - plain as i64,
         );
-        assert!(owner_cycles > plain_cycles && owner_cycles < plain_cycles + 10_000);
+        assert!(owner > plain && owner < plain + 10_000);
     }
 }
 

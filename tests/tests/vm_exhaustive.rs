@@ -276,18 +276,18 @@ fn by_reference_search(search: &mut Search, max: usize) {
                 ),
                 (
                     "the data under the same code with other args",
-                    vec![Dep {
-                        type_: Some(type_script(TYPE_ID_CODE_HASH, &other_args)),
-                        data: data.clone(),
-                    }],
+                    vec![Dep::typed(
+                        type_script(TYPE_ID_CODE_HASH, &other_args),
+                        data.clone(),
+                    )],
                     NOT_FOUND,
                 ),
                 (
                     "the data under another code with the same args",
-                    vec![Dep {
-                        type_: Some(type_script([0x42; 32], &[0xac; 32])),
-                        data: data.clone(),
-                    }],
+                    vec![Dep::typed(
+                        type_script([0x42; 32], &[0xac; 32]),
+                        data.clone(),
+                    )],
                     NOT_FOUND,
                 ),
                 (

@@ -271,29 +271,30 @@ fn leftovers() {
     let payload = f.payload(n, &[1, 9]);
     assert_eq!(verify(&payload, &root, n), Ok(()));
     let (records, commands) = decode(&payload);
+    let at = |records: &[(u64, Hash)], commands: &[Command]| run(records, commands, &root, n);
     assert_eq!(commands.last(), Some(&PeakProof(f.leaves[12])));
 
     // Unused proof item: after the end, or on a finished peak node.
     let mut extra = commands.clone();
     extra.push(Proof([1; 32]));
-    assert_eq!(run(&records, &extra, &root, n), Err(TrailingBytes));
+    assert_eq!(at(&records, &extra), Err(TrailingBytes));
     let first_peak = commands.iter().position(|c| *c == Peak).unwrap();
     let mut extra = commands.clone();
     extra.insert(first_peak, Proof([1; 32]));
-    assert_eq!(run(&records, &extra, &root, n), Err(ProofOverPeak));
+    assert_eq!(at(&records, &extra), Err(ProofOverPeak));
 
     // Unconsumed leaf: an extra record never pushed.
     let mut more = records.clone();
     more.push((12, f.leaves[12]));
-    assert_eq!(run(&more, &commands, &root, n), Err(LeavesUnconsumed));
+    assert_eq!(at(&more, &commands), Err(LeavesUnconsumed));
     // ... and one LEAF too many.
     let mut extra = commands.clone();
     extra.insert(commands.len() - 1, Leaf);
-    assert_eq!(run(&records, &extra, &root, n), Err(LeavesExhausted));
+    assert_eq!(at(&records, &extra), Err(LeavesExhausted));
     // A LEAF before its peak's turn.
     let mut early = commands.clone();
     early.insert(0, Leaf);
-    assert_eq!(run(&records, &early, &root, n), Err(LeafOutsidePeak));
+    assert_eq!(at(&records, &early), Err(LeafOutsidePeak));
 
     // Trailing bytes of any value.
     for b in [0x00, 0x01, 0x04, 0xff] {
@@ -310,23 +311,17 @@ fn leftovers() {
     }
     // Final stack: the last peak missing, a working node left over.
     assert_eq!(
-        run(&records, &commands[..commands.len() - 1], &root, n),
+        at(&records, &commands[..commands.len() - 1]),
         Err(PeaksIncomplete)
     );
     let two = [(0, f.leaves[0]), (1, f.leaves[1])];
+    assert_eq!(at(&two, &[Leaf, Leaf, Peak]), Err(PeakPendingNodes));
     assert_eq!(
-        run(&two, &[Leaf, Leaf, Peak], &root, n),
-        Err(PeakPendingNodes)
-    );
-    assert_eq!(
-        run(&two, &[Leaf, Leaf, PeakProof([0; 32])], &root, n),
+        at(&two, &[Leaf, Leaf, PeakProof([0; 32])]),
         Err(PeakProofPendingNodes)
     );
-    assert_eq!(
-        run(&two, &[Leaf, BagRhs([0; 32])], &root, n),
-        Err(BagRhsPendingNodes)
-    );
-    assert_eq!(run(&two, &[], &root, n), Err(PeaksIncomplete));
+    assert_eq!(at(&two, &[Leaf, BagRhs([0; 32])]), Err(BagRhsPendingNodes));
+    assert_eq!(at(&two, &[]), Err(PeaksIncomplete));
 }
 
 /// Class 7: hash over two proof items or over a peak; PEAK out of order; stack overflow.
@@ -337,83 +332,67 @@ fn stack_misuse() {
     let root = f.root(n);
     let p = peak_hashes(&f, n);
     let leaf6 = [(6, f.leaves[6])];
+    let at = |records: &[(u64, Hash)], commands: &[Command]| run(records, commands, &root, n);
     // Two proof items (as peaks) merged.
     assert_eq!(
-        run(&leaf6, &[PeakProof(p[0]), PeakProof(p[1]), Merge], &root, n),
+        at(&leaf6, &[PeakProof(p[0]), PeakProof(p[1]), Merge]),
         Err(MergeNoNodes)
     );
     // A proof item as the only operand of a hash.
     assert_eq!(
-        run(&leaf6, &[PeakProof(p[0]), Proof(p[1])], &root, n),
+        at(&leaf6, &[PeakProof(p[0]), Proof(p[1])]),
         Err(ProofNoNode)
     );
-    assert_eq!(run(&leaf6, &[Proof(p[1])], &root, n), Err(ProofNoNode));
+    assert_eq!(at(&leaf6, &[Proof(p[1])]), Err(ProofNoNode));
     // A node hashed with the finished peak below it.
     let leaf4 = [(4, f.leaves[4])];
     assert_eq!(
-        run(&leaf4, &[PeakProof(p[0]), Leaf, Merge], &root, n),
+        at(&leaf4, &[PeakProof(p[0]), Leaf, Merge]),
         Err(MergeNoNodes)
     );
     // Hash over a peak node: the leaf's peak is complete.
     assert_eq!(
-        run(
+        at(
             &leaf6,
-            &[PeakProof(p[0]), PeakProof(p[1]), Leaf, Proof(p[1])],
-            &root,
-            n
+            &[PeakProof(p[0]), PeakProof(p[1]), Leaf, Proof(p[1])]
         ),
         Err(ProofOverPeak)
     );
     assert_eq!(
-        run(
-            &leaf6,
-            &[PeakProof(p[0]), PeakProof(p[1]), Leaf, Peak],
-            &root,
-            n
-        ),
+        at(&leaf6, &[PeakProof(p[0]), PeakProof(p[1]), Leaf, Peak]),
         Ok(())
     );
     // PEAK out of order: too early (height 0 or 1 of a height-2 peak), or missing.
     let leaf0 = [(0, f.leaves[0])];
-    assert_eq!(run(&leaf0, &[Leaf, Peak], &root, n), Err(PeakMismatch));
+    assert_eq!(at(&leaf0, &[Leaf, Peak]), Err(PeakMismatch));
     assert_eq!(
-        run(&leaf0, &[Leaf, Proof(f.leaves[1]), Peak], &root, n),
+        at(&leaf0, &[Leaf, Proof(f.leaves[1]), Peak]),
         Err(PeakMismatch)
     );
-    assert_eq!(run(&leaf0, &[Peak], &root, n), Err(PeakNoNode));
-    assert_eq!(run(&leaf4, &[Leaf], &root, n), Err(LeafOutsidePeak));
+    assert_eq!(at(&leaf0, &[Peak]), Err(PeakNoNode));
+    assert_eq!(at(&leaf4, &[Leaf]), Err(LeafOutsidePeak));
     // MERGE shapes.
     let l = |i: u64| (i, f.leaves[i as usize]);
     assert_eq!(
-        run(&[l(0), l(1)], &[Leaf, Leaf, Merge, Peak], &root, n),
+        at(&[l(0), l(1)], &[Leaf, Leaf, Merge, Peak]),
         Err(PeakMismatch)
     );
     assert_eq!(
-        run(&[l(1), l(2)], &[Leaf, Leaf, Merge], &root, n),
+        at(&[l(1), l(2)], &[Leaf, Leaf, Merge]),
         Err(MergeNotSiblings)
     );
     assert_eq!(
-        run(&[l(0), l(2)], &[Leaf, Leaf, Merge], &root, n),
+        at(&[l(0), l(2)], &[Leaf, Leaf, Merge]),
         Err(MergeNotSiblings)
     );
     assert_eq!(
-        run(
-            &[l(0), l(2)],
-            &[Leaf, Proof(f.leaves[1]), Leaf, Merge],
-            &root,
-            n
-        ),
+        at(&[l(0), l(2)], &[Leaf, Proof(f.leaves[1]), Leaf, Merge]),
         Err(MergeHeightMismatch)
     );
-    assert_eq!(run(&[l(0)], &[Leaf, Merge], &root, n), Err(MergeNoNodes));
+    assert_eq!(at(&[l(0)], &[Leaf, Merge]), Err(MergeNoNodes));
     // BAG_RHS needs two remaining peaks.
     assert_eq!(
-        run(
-            &leaf0,
-            &[PeakProof(p[0]), PeakProof(p[1]), BagRhs(p[2])],
-            &root,
-            n
-        ),
+        at(&leaf0, &[PeakProof(p[0]), PeakProof(p[1]), BagRhs(p[2])]),
         Err(BagRhsTooFewPeaks)
     );
     assert_eq!(
@@ -426,7 +405,7 @@ fn stack_misuse() {
         (PeakProof(p[2]), Ok(())),
     ] {
         let cmds = [PeakProof(p[0]), Leaf, Proof(f.leaves[5]), Peak, last];
-        assert_eq!(run(&leaf4, &cmds, &root, n), verdict, "ending in {last:?}");
+        assert_eq!(at(&leaf4, &cmds), verdict, "ending in {last:?}");
     }
 
     // Stack overflow: 65 leaves pushed into a 2^49-leaf peak.

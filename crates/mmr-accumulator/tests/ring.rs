@@ -202,8 +202,9 @@ fn every_ring_code_in_order() {
         let f = fixture(k);
         let hl = ring::head_len(k);
         let ok = |ins: &[Vec<u8>], outs: &[Vec<u8>], p: &[u8]| verify(k, ins, outs, p);
+        let create = |outs: &[Vec<u8>]| ok(&[], outs, &f.creation_payload);
         assert_eq!(ok(&f.ins, &f.outs, &f.payload), Ok(()));
-        assert_eq!(ok(&[], &f.creation, &f.creation_payload), Ok(()));
+        assert_eq!(create(&f.creation), Ok(()));
         assert_eq!(ok(&f.whole, &f.whole, &[tag::KEEP]), Ok(()));
 
         // -101: counts.
@@ -246,10 +247,7 @@ fn every_ring_code_in_order() {
         assert_eq!(ok(&f.ins, &no_head, &f.payload), Err(Error::RingRoles));
         let mut creation = f.creation.clone();
         creation[0].truncate(40);
-        assert_eq!(
-            ok(&[], &creation, &f.creation_payload),
-            Err(Error::RingRoles)
-        );
+        assert_eq!(create(&creation), Err(Error::RingRoles));
 
         // -103: a snapshot other than the oldest consumed (its size differs from older[0]).
         let mut ins = f.ins.clone();
@@ -266,10 +264,7 @@ fn every_ring_code_in_order() {
             assert_eq!(ok(&f.ins, &outs, &f.payload), Err(Error::RingSizesMismatch));
             let mut creation = f.creation.clone();
             creation[0][40 + 8 * slot] ^= 0x10;
-            assert_eq!(
-                ok(&[], &creation, &f.creation_payload),
-                Err(Error::RingSizesMismatch)
-            );
+            assert_eq!(create(&creation), Err(Error::RingSizesMismatch));
         }
 
         // -104: the snapshot output with another state, a flipped byte; a creation snapshot;
@@ -280,10 +275,7 @@ fn every_ring_code_in_order() {
             assert_eq!(ok(&f.ins, &outs, &f.payload), Err(Error::SnapshotMismatch));
             let mut creation = f.creation.clone();
             creation[usize::from(k)][byte] ^= 1;
-            assert_eq!(
-                ok(&[], &creation, &f.creation_payload),
-                Err(Error::SnapshotMismatch)
-            );
+            assert_eq!(create(&creation), Err(Error::SnapshotMismatch));
         }
         let mut outs = f.outs.clone();
         outs[1] = f.ins[1].clone();
@@ -329,18 +321,10 @@ fn every_ring_code_in_order() {
                 );
             }
         }
-        let il = lockings(2, Some(0));
-        let ol = lockings(2, None);
-        assert_eq!(
-            ring::verify_ring::<Blake>(
-                ws,
-                k,
-                &cells(&f.ins, &il),
-                &cells(&f.outs, &ol),
-                &f.payload
-            ),
-            Err(Error::RingLockMismatch)
-        );
+        let (il, ol) = (lockings(2, Some(0)), lockings(2, None));
+        let (ins, outs) = (cells(&f.ins, &il), cells(&f.outs, &ol));
+        let got = ring::verify_ring::<Blake>(ws, k, &ins, &outs, &f.payload);
+        assert_eq!(got, Err(Error::RingLockMismatch));
 
         // Rule 5: every tag on every shape; rule 6: the payload decides last.
         for t in 0..=6u8 {

@@ -59,76 +59,45 @@ fn honest_create_append_and_ancestry_for_all_small_pairs() {
 fn transitions_through_payloads() {
     let all = leaves(12, 0xb2);
     let nodes = Nodes::new::<Blake>(&all);
-    let ws = &mut Workspace::new();
+    let mut ws = Workspace::new();
     let c5 = commit(&all[..5]).to_bytes();
     let c12 = commit(&all).to_bytes();
     let create = build::create_payload(&all[..5]);
-    assert_eq!(verify_creation::<Blake>(ws, &create, &c5), Ok(()));
+    let mut creation = |p: &[u8], out: &[u8]| verify_creation::<Blake>(&mut ws, p, out);
+    assert_eq!(creation(&create, &c5), Ok(()));
+    assert_eq!(creation(&create, &c12), Err(Error::OutputMismatch));
+    assert_eq!(creation(&create, &c5[..39]), Err(Error::DataLength));
+    assert_eq!(creation(&[tag::IMPORT], &c12), Ok(()));
     assert_eq!(
-        verify_creation::<Blake>(ws, &create, &c12),
-        Err(Error::OutputMismatch)
-    );
-    assert_eq!(
-        verify_creation::<Blake>(ws, &create, &c5[..39]),
-        Err(Error::DataLength)
-    );
-    assert_eq!(verify_creation::<Blake>(ws, &[tag::IMPORT], &c12), Ok(()));
-    assert_eq!(
-        verify_creation::<Blake>(ws, &[tag::IMPORT, 0], &c12),
+        creation(&[tag::IMPORT, 0], &c12),
         Err(Error::TransitionPayload)
     );
     let mut bad = c12;
     bad[32] = 5;
-    assert_eq!(
-        verify_creation::<Blake>(ws, &[tag::IMPORT], &bad),
-        Err(Error::NewSizeInvalid)
-    );
+    assert_eq!(creation(&[tag::IMPORT], &bad), Err(Error::NewSizeInvalid));
     for t in [0u8, tag::APPEND, tag::EXTEND, tag::KEEP, 6, 0xff] {
-        assert_eq!(
-            verify_creation::<Blake>(ws, &[t], &c12),
-            Err(Error::UnknownTransition)
-        );
+        assert_eq!(creation(&[t], &c12), Err(Error::UnknownTransition));
     }
-    assert_eq!(
-        verify_creation::<Blake>(ws, &[], &c12),
-        Err(Error::UnknownTransition)
-    );
+    assert_eq!(creation(&[], &c12), Err(Error::UnknownTransition));
 
     let append = build::append_payload(&nodes.peaks(5), &all[5..]);
-    assert_eq!(verify_update::<Blake>(ws, &append, &c5, &c12), Ok(()));
-    assert_eq!(
-        verify_update::<Blake>(ws, &append, &c5, &c5),
-        Err(Error::OutputMismatch)
-    );
+    let mut update = |p: &[u8], i: &[u8], o: &[u8]| verify_update::<Blake>(&mut ws, p, i, o);
+    assert_eq!(update(&append, &c5, &c12), Ok(()));
+    assert_eq!(update(&append, &c5, &c5), Err(Error::OutputMismatch));
     let extend = build::extend_payload(&build::ancestry_proof::<Blake>(&all, 5).unwrap());
-    assert_eq!(verify_update::<Blake>(ws, &extend, &c5, &c12), Ok(()));
+    assert_eq!(update(&extend, &c5, &c12), Ok(()));
+    assert_eq!(update(&extend, &c12, &c5), Err(Error::OldSizeAboveNew));
+    assert_eq!(update(&[tag::KEEP], &c5, &c5), Ok(()));
+    assert_eq!(update(&[tag::KEEP], &c5, &c12), Err(Error::OutputMismatch));
     assert_eq!(
-        verify_update::<Blake>(ws, &extend, &c12, &c5),
-        Err(Error::OldSizeAboveNew)
-    );
-    assert_eq!(verify_update::<Blake>(ws, &[tag::KEEP], &c5, &c5), Ok(()));
-    assert_eq!(
-        verify_update::<Blake>(ws, &[tag::KEEP], &c5, &c12),
-        Err(Error::OutputMismatch)
-    );
-    assert_eq!(
-        verify_update::<Blake>(ws, &[tag::KEEP, 1], &c5, &c5),
+        update(&[tag::KEEP, 1], &c5, &c5),
         Err(Error::TransitionPayload)
     );
     for t in [0u8, tag::CREATE, tag::IMPORT, 6, 0xff] {
-        assert_eq!(
-            verify_update::<Blake>(ws, &[t], &c5, &c12),
-            Err(Error::UnknownTransition)
-        );
+        assert_eq!(update(&[t], &c5, &c12), Err(Error::UnknownTransition));
     }
-    assert_eq!(
-        verify_update::<Blake>(ws, &append, &c5[..39], &c12),
-        Err(Error::DataLength)
-    );
-    assert_eq!(
-        verify_update::<Blake>(ws, &append, &c5, &c12[..0]),
-        Err(Error::DataLength)
-    );
+    assert_eq!(update(&append, &c5[..39], &c12), Err(Error::DataLength));
+    assert_eq!(update(&append, &c5, &c12[..0]), Err(Error::DataLength));
 }
 
 /// KEEP's checks, in the order they fail (docs/accumulator.md, section 2): both cells' data
@@ -192,27 +161,18 @@ fn append_codes() {
     let zero = build::append_body(&peaks, &[]);
     assert_eq!(run(&zero), Err(Error::NoLeaves));
     // A peak dropped, one added, two swapped, one replaced.
-    assert_eq!(
-        run(&build::append_body(&peaks[1..], &all[7..])),
-        Err(Error::AppendTruncated)
-    );
+    let with_peaks = |peaks: &[H]| run(&build::append_body(peaks, &all[7..]));
+    assert_eq!(with_peaks(&peaks[1..]), Err(Error::AppendTruncated));
     let mut more = peaks.clone();
     more.push(all[6]);
-    let r = run(&build::append_body(&more, &all[7..]));
     // The extra peak's first bytes are read as the count (here 6): the leaves run short.
-    assert_eq!(r, Err(Error::AppendTruncated));
+    assert_eq!(with_peaks(&more), Err(Error::AppendTruncated));
     let mut swapped = peaks.clone();
     swapped.swap(0, 1);
-    assert_eq!(
-        run(&build::append_body(&swapped, &all[7..])),
-        Err(Error::OldRootMismatch)
-    );
+    assert_eq!(with_peaks(&swapped), Err(Error::OldRootMismatch));
     let mut replaced = peaks.clone();
     replaced[2] = all[5];
-    assert_eq!(
-        run(&build::append_body(&replaced, &all[7..])),
-        Err(Error::OldRootMismatch)
-    );
+    assert_eq!(with_peaks(&replaced), Err(Error::OldRootMismatch));
     // The old size must be canonical.
     for size in [0, 2, 5, 6, MAX_MMR_SIZE + 1, u64::MAX] {
         assert_eq!(

@@ -161,7 +161,7 @@ fn pipelined_appends_equal_one_leaf_at_a_time() {
             assert_eq!(c.mmr_size, mmr_size_of(at));
             assert_eq!(
                 c.root,
-                build::commitment::<Ref>(&all[..at as usize]).unwrap().root,
+                ref_root(&all[..at as usize]),
                 "root after {at} leaves, {hashers} hashers"
             );
         }

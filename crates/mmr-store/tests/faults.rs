@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use mmr_accumulator::build;
 use mmr_lock::mmr::mmr_size_of;
 use mmr_store::{files, Error, Store};
 use rand::{rngs::StdRng, Rng, SeedableRng};
@@ -131,18 +130,9 @@ fn every_error_has_its_code_and_changes_nothing() {
     assert_eq!(code(s.node(s.mmr_size())), 45);
     cli_fails(&["root", d, "--size", "2"], 44);
     cli_fails(&["prove", d, "--index", "0", "--size", "5"], 44);
-    cli_fails(&["root", d, "--size", &mmr_size_of(31).to_string()], 45);
-    cli_fails(
-        &[
-            "ancestry",
-            d,
-            "--from",
-            "1",
-            "--to",
-            &mmr_size_of(500).to_string(),
-        ],
-        45,
-    );
+    let (size31, size500) = (mmr_size_of(31).to_string(), mmr_size_of(500).to_string());
+    cli_fails(&["root", d, "--size", &size31], 45);
+    cli_fails(&["ancestry", d, "--from", "1", "--to", &size500], 45);
 
     // 46: a second writer, in this process and from another.
     let w = Store::open(&dir).unwrap();
@@ -195,15 +185,9 @@ fn every_error_has_its_code_and_changes_nothing() {
     );
     assert_eq!(w.mmr_size(), mmr_size_of(30));
     drop(w);
+    let (good_file, seven) = (good.to_str().unwrap(), mmr_store::hex(&[7; 32]));
     let err = cli_fails(
-        &[
-            "append",
-            d,
-            "--leaves",
-            good.to_str().unwrap(),
-            "--expect-root",
-            &mmr_store::hex(&[7; 32]),
-        ],
+        &["append", d, "--leaves", good_file, "--expect-root", &seven],
         51,
     );
     assert!(err.contains("nothing appended"), "{err}");
@@ -214,17 +198,8 @@ fn every_error_has_its_code_and_changes_nothing() {
         52
     );
     assert_eq!(code(s.append_payload(mmr_size_of(9), mmr_size_of(3))), 52);
-    cli_fails(
-        &[
-            "append-payload",
-            d,
-            "--from",
-            &mmr_size_of(9).to_string(),
-            "--to",
-            "4",
-        ],
-        52,
-    );
+    let size9 = mmr_size_of(9).to_string();
+    cli_fails(&["append-payload", d, "--from", &size9, "--to", "4"], 52);
 
     // 53: a write through a reader.
     let mut r = Store::open_read_only(&dir).unwrap();
@@ -257,16 +232,9 @@ fn every_error_has_its_code_and_changes_nothing() {
     let d2 = t2.store();
     let d2s = d2.to_str().unwrap();
     assert_eq!(cli(&["init", d2s]).0, 0);
-    let (c, out, _) = cli(&[
-        "append",
-        d2s,
-        "--leaves",
-        good.to_str().unwrap(),
-        "--batch",
-        "3",
-    ]);
+    let (c, out, _) = cli(&["append", d2s, "--leaves", good_file, "--batch", "3"]);
     assert_eq!(c, 0);
-    let root = build::commitment::<Ref>(&all[30..]).unwrap().root;
+    let root = ref_root(&all[30..]);
     assert!(
         out.contains(&format!("root: {}", mmr_store::hex(&root))),
         "{out}"
@@ -287,8 +255,8 @@ fn torn_tails_are_cut_and_never_served() {
     let dir = t.store();
     drop(store_with(&dir, &[&all[..100], &all[100..200]]));
     let size = mmr_size_of(200);
-    let root200 = build::commitment::<Ref>(&all[..200]).unwrap().root;
-    let root100 = build::commitment::<Ref>(&all[..100]).unwrap().root;
+    let root200 = ref_root(&all[..200]);
+    let root100 = ref_root(&all[..100]);
     let append = |name: &str, bytes: &[u8]| {
         use std::io::Write;
         let mut f = std::fs::OpenOptions::new()
@@ -319,10 +287,7 @@ fn torn_tails_are_cut_and_never_served() {
 
     // Resuming after the cut gives the reference MMR.
     w.append(&all[200..]).unwrap();
-    assert_eq!(
-        w.root().unwrap(),
-        build::commitment::<Ref>(&all).unwrap().root
-    );
+    assert_eq!(w.root().unwrap(), ref_root(&all));
     drop(w);
 
     // A torn record of a real append (its nodes all written): back to the commit before.
@@ -425,12 +390,9 @@ fn large_append_equals_reference() {
     let t = TempDir::new("large");
     let mut s = Store::create(&t.store(), None).unwrap();
     let c = s.append(&all[..70_000]).unwrap();
-    assert_eq!(
-        c.root,
-        build::commitment::<Ref>(&all[..70_000]).unwrap().root
-    );
+    assert_eq!(c.root, ref_root(&all[..70_000]));
     let c = s.append(&all[70_000..]).unwrap();
-    assert_eq!(c.root, build::commitment::<Ref>(&all).unwrap().root);
+    assert_eq!(c.root, ref_root(&all));
     assert_eq!(s.check().unwrap().nodes, mmr_size_of(70_001));
 }
 
@@ -459,7 +421,7 @@ fn sigkill_during_append_reopens_at_the_last_commit() {
             .spawn()
             .unwrap()
     };
-    let full_root = build::commitment::<Ref>(&all).unwrap().root;
+    let full_root = ref_root(&all);
     let mut rng = StdRng::seed_from_u64(11);
     let mut mid_run = 0;
     for round in 0..8 {
@@ -494,7 +456,7 @@ fn sigkill_during_append_reopens_at_the_last_commit() {
         if m > 0 {
             assert_eq!(
                 s.root().unwrap(),
-                build::commitment::<Ref>(&all[..m as usize]).unwrap().root,
+                ref_root(&all[..m as usize]),
                 "round {round}: {m} leaves"
             );
         }

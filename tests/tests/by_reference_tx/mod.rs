@@ -6,51 +6,14 @@
 use ckb_mmr_sdk::{by_reference_args, Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
-    core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellDep, CellInput, CellOutput, Script},
+    core::{ScriptHashType, TransactionBuilder, TransactionView},
+    packed::{CellInput, CellOutput},
     prelude::*,
 };
 use ckb_testtool::context::Context;
-use tests::{payload, Verifier, MAX_CYCLES};
+use tests::{Verifier, MAX_CYCLES};
 
-pub use tests::{accumulator_type, type_script};
-
-pub fn hash_of(script: &Script) -> [u8; 32] {
-    script.calc_script_hash().as_slice().try_into().unwrap()
-}
-
-pub fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
-    ckb_mmr_sdk::witness_args_with_lock(&payload(v, w)).into()
-}
-
-/// A cell dep posing as the accumulator (or not): its type script and data.
-#[derive(Clone)]
-pub struct Dep {
-    pub type_: Option<Script>,
-    pub data: Vec<u8>,
-}
-
-impl Dep {
-    pub fn accumulator(data: Vec<u8>) -> Dep {
-        Dep {
-            type_: Some(accumulator_type()),
-            data,
-        }
-    }
-
-    pub fn add(&self, context: &mut Context) -> CellDep {
-        let cell = CellOutput::new_builder()
-            .capacity(1_000u64 * 100_000_000)
-            .lock(type_script([0x01; 32], &[]))
-            .type_(self.type_.clone().pack())
-            .build();
-        let out_point = context.create_cell(cell, Bytes::from(self.data.clone()));
-        CellDep::new_builder()
-            .out_point(out_point)
-            .dep_type(DepType::Code)
-            .build()
-    }
-}
+pub use tests::{accumulator_type, hash_of, mmr_witness, type_script, Dep};
 
 /// A fresh context with `v`'s code cell, one MMR cell (1,000 CKB) locked by `v` with `args`,
 /// and a transaction spending it into one 900 CKB output under the same lock, no witness and
@@ -140,14 +103,8 @@ pub struct ReferenceCosts {
 pub fn reference_costs(v: Verifier) -> ReferenceCosts {
     let w = Workload::from_seed(REFERENCE_SEED);
     assert_eq!((w.leaf_count, w.proved.len(), w.mmr_size), (2520, 76, 5034));
-    let untyped = Dep {
-        type_: None,
-        data: vec![0; 100],
-    };
-    let typed = Dep {
-        type_: Some(type_script([0x33; 32], &[1])),
-        data: vec![0; 100],
-    };
+    let untyped = Dep::untyped(vec![0; 100]);
+    let typed = Dep::typed(type_script([0x33; 32], &[1]), vec![0; 100]);
     let (plain, by_ref) = reference_cycles(v, &w, &[]);
     let per_dep = |dep: &Dep| -> u64 {
         let (_, one) = reference_cycles(v, &w, std::slice::from_ref(dep));

@@ -5,41 +5,17 @@
 use assurance::compact_model as model;
 use assurance::native::{CellDep as NativeDep, CODE_DEP_ONLY};
 use ckb_mmr_sdk::{by_reference_args, witness_args_with_lock, Mode, Workload};
-use ckb_testtool::ckb_types::{
-    bytes::Bytes,
-    core::DepType,
-    packed::{CellDep, CellOutput, OutPoint, Script},
-    prelude::*,
-};
+use ckb_testtool::ckb_types::{bytes::Bytes, packed::OutPoint};
 use ckb_testtool::context::Context;
 use tests::{exit_code, Outcome, Verifier, MAX_CYCLES};
 
-/// A cell dep next to the verifier's code cell: its type script and data.
-#[derive(Clone)]
-pub struct Dep {
-    pub type_: Option<Script>,
-    pub data: Vec<u8>,
-}
+pub use tests::{accumulator_type, type_script, Dep};
 
-pub use tests::{accumulator_type, type_script};
-
-impl Dep {
-    pub fn accumulator(data: Vec<u8>) -> Dep {
-        Dep {
-            type_: Some(accumulator_type()),
-            data,
-        }
-    }
-
-    /// The dep as the native lock flow sees it: its type script's hash and its data.
-    pub fn native(&self) -> NativeDep<'_> {
-        NativeDep {
-            type_hash: self
-                .type_
-                .as_ref()
-                .map(|t| t.calc_script_hash().as_slice().try_into().unwrap()),
-            data: &self.data,
-        }
+/// The dep as the native lock flow sees it: its type script's hash and its data.
+pub fn native_dep(dep: &Dep) -> NativeDep<'_> {
+    NativeDep {
+        type_hash: dep.type_.as_ref().map(tests::hash_of),
+        data: &dep.data,
     }
 }
 
@@ -63,13 +39,8 @@ impl Spend {
 
     /// By reference; `commitment` when the deps hold exactly one valid accumulator.
     pub fn by_reference(deps: Vec<Dep>, commitment: Option<([u8; 32], u64)>) -> Spend {
-        let hash: [u8; 32] = accumulator_type()
-            .calc_script_hash()
-            .as_slice()
-            .try_into()
-            .unwrap();
         Spend {
-            args: by_reference_args(&hash, Mode::Plain),
+            args: by_reference_args(&tests::hash_of(&accumulator_type()), Mode::Plain),
             deps,
             commitment,
         }
@@ -81,7 +52,7 @@ impl Spend {
     pub fn native_deps(&self) -> Vec<NativeDep<'_>> {
         self.deps
             .iter()
-            .map(Dep::native)
+            .map(native_dep)
             .chain(CODE_DEP_ONLY.iter().copied())
             .collect()
     }
@@ -135,20 +106,7 @@ impl Lock for Vm {
             Some(witness),
         );
         for dep in &spend.deps {
-            let out_point = self.context.create_cell(
-                CellOutput::new_builder()
-                    .capacity(100_000_000_000u64)
-                    .lock(type_script([0x01; 32], &[]))
-                    .type_(dep.type_.clone().pack())
-                    .build(),
-                Bytes::from(dep.data.clone()),
-            );
-            tx = tx.cell_dep(
-                CellDep::new_builder()
-                    .out_point(out_point)
-                    .dep_type(DepType::Code)
-                    .build(),
-            );
+            tx = tx.cell_dep(dep.add(&mut self.context));
         }
         let tx = self.context.complete_tx(tx.build());
         match self.context.verify_tx(&tx, MAX_CYCLES) {

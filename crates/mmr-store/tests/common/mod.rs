@@ -22,6 +22,13 @@ pub fn leaves(tag: u64, n: u64) -> Vec<H> {
     (0..n).map(|i| leaf(tag, i)).collect()
 }
 
+/// The root of the reference MMR of `leaves` (the accumulator builders over blake2b-rs).
+pub fn ref_root(leaves: &[H]) -> H {
+    mmr_accumulator::build::commitment::<Ref>(leaves)
+        .unwrap()
+        .root
+}
+
 /// A fresh directory under the target's temporary directory, removed on drop.
 pub struct TempDir(pub PathBuf);
 
