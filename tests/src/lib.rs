@@ -108,8 +108,13 @@ pub fn available_verifiers() -> Vec<Verifier> {
     vec![Verifier::Baseline, Verifier::C, Verifier::Compiled]
 }
 
+/// The repository's root directory.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
 pub fn release_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../build/release")
+    repo_root().join("build/release")
 }
 
 /// What one script run gave: accepted with its cycles, or the exit code.
@@ -148,6 +153,7 @@ pub fn exit_code(err: &str) -> i8 {
 }
 
 /// Inputs of a transaction locked by one verifier.
+#[derive(Clone)]
 pub struct LockInput {
     pub args: Bytes,
     /// The witness at the input's index; `None` leaves the witness list empty.

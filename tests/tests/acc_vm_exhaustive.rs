@@ -61,41 +61,44 @@ fn split(d: &Data) -> (H, u64) {
     )
 }
 
-/// One transition as the type script sees it.
+/// One transition as the type script sees it: a new accumulator under its type id (no input;
+/// the payload in `WitnessArgs.output_type`), or one accumulator cell in and one out (the
+/// payload in `input_type`), with the cells' data.
 #[derive(Clone, Debug)]
-enum Transition {
-    /// A new accumulator under its type id: `WitnessArgs.output_type` and the output's data.
-    Create { payload: Vec<u8>, output: Data },
-    /// One accumulator cell in, one out: `WitnessArgs.input_type` and the two cells' data.
-    Update {
-        payload: Vec<u8>,
-        input: Data,
-        output: Data,
-    },
+struct Transition {
+    payload: Vec<u8>,
+    input: Option<Data>,
+    output: Data,
 }
 
 impl Transition {
-    fn payload(&self) -> &[u8] {
-        match self {
-            Transition::Create { payload, .. } | Transition::Update { payload, .. } => payload,
+    fn create(payload: Vec<u8>, output: Data) -> Transition {
+        Transition {
+            payload,
+            input: None,
+            output,
         }
     }
 
-    fn with_payload(&self, p: Vec<u8>) -> Transition {
-        match self.clone() {
-            Transition::Create { output, .. } => Transition::Create { payload: p, output },
-            Transition::Update { input, output, .. } => Transition::Update {
-                payload: p,
-                input,
-                output,
-            },
+    fn update(payload: Vec<u8>, input: Data, output: Data) -> Transition {
+        Transition {
+            payload,
+            input: Some(input),
+            output,
+        }
+    }
+
+    fn with_payload(&self, payload: Vec<u8>) -> Transition {
+        Transition {
+            payload,
+            ..self.clone()
         }
     }
 
     /// The transition's name by its payload's tag.
     fn kind(&self) -> &'static str {
-        match (self, self.payload().first()) {
-            (Transition::Create { .. }, _) => "create",
+        match (self.input, self.payload.first()) {
+            (None, _) => "create",
             (_, Some(&tag::APPEND)) => "append",
             (_, Some(&tag::EXTEND)) => "extend",
             (_, Some(&tag::KEEP)) => "keep",
@@ -105,25 +108,17 @@ impl Transition {
 
     /// The native core's code (0 = accepted) through `variant`.
     fn native(&self, variant: Variant) -> i8 {
-        match self {
-            Transition::Create { payload, output } => acc::creation_code(payload, output),
-            Transition::Update {
-                payload,
-                input,
-                output,
-            } => acc::update_code(variant, payload, input, output),
+        match &self.input {
+            None => acc::creation_code(&self.payload, &self.output),
+            Some(input) => acc::update_code(variant, &self.payload, input, &self.output),
         }
     }
 
     /// The model's code, where the model defines the transition.
     fn model(&self) -> Option<i8> {
-        match self {
-            Transition::Create { payload, output } => acc::model_creation_code(payload, output),
-            Transition::Update {
-                payload,
-                input,
-                output,
-            } => acc::model_update_code(payload, input, output),
+        match &self.input {
+            None => acc::model_creation_code(&self.payload, &self.output),
+            Some(input) => acc::model_update_code(&self.payload, input, &self.output),
         }
     }
 }
@@ -150,13 +145,9 @@ impl TypeScript for Vm {
     }
 
     fn run(&mut self, t: &Transition) -> Outcome {
-        let tx = match t {
-            Transition::Create { payload, output } => self.0.creation(output, payload).0,
-            Transition::Update {
-                payload,
-                input,
-                output,
-            } => self.0.update(input, output, payload),
+        let tx = match &t.input {
+            None => self.0.creation(&t.output, &t.payload).0,
+            Some(input) => self.0.update(input, &t.output, &t.payload),
         };
         self.0.run(tx)
     }
@@ -189,7 +180,7 @@ impl TypeScript for IgnoresLeftovers {
         let mut t = t.clone();
         loop {
             let got = self.0.run(&t);
-            let mut p = t.payload().to_vec();
+            let mut p = t.payload.clone();
             match got.code() {
                 Some(105 | 111) => p.truncate(p.len() - 32),
                 Some(106 | 112) => p.truncate(p.len() - 1),
@@ -286,8 +277,9 @@ impl History {
                 (true, false) => Truth::OtherTrue,
             }
         };
-        match t {
-            Transition::Create { payload, output } => {
+        let (payload, output) = (&t.payload, &t.output);
+        match &t.input {
+            None => {
                 if payload.first() != Some(&tag::CREATE) {
                     return Truth::Forgery;
                 }
@@ -297,11 +289,7 @@ impl History {
                 let own = new.len() <= leaves.len() && new == leaves[..new.len()];
                 of_leaves(&new, output, own)
             }
-            Transition::Update {
-                payload,
-                input,
-                output,
-            } => {
+            Some(input) => {
                 let Some(n) = self.honest_count(input) else {
                     return Truth::CounterfeitInput;
                 };
@@ -456,23 +444,15 @@ impl Search<'_> {
     /// when that differs.
     fn outputs(&mut self, what: &dyn Fn() -> String, t: &Transition) {
         self.case(what, t, false);
-        let (input, output) = match t {
-            Transition::Create { output, .. } => (None, output),
-            Transition::Update { input, output, .. } => (Some(input), output),
-        };
-        let Some(c) = claimed(t.payload(), input, split(output).1) else {
+        let Some(c) = claimed(&t.payload, t.input.as_ref(), split(&t.output).1) else {
             return;
         };
-        if c == *output {
+        if c == t.output {
             return;
         }
-        let t = match t.clone() {
-            Transition::Create { payload, .. } => Transition::Create { payload, output: c },
-            Transition::Update { payload, input, .. } => Transition::Update {
-                payload,
-                input,
-                output: c,
-            },
+        let t = Transition {
+            output: c,
+            ..t.clone()
         };
         self.case(&|| format!("{}, its claimed output", what()), &t, false);
     }
@@ -562,11 +542,7 @@ fn update_cases(s: &mut Search, what: &str, payload: Vec<u8>, slots: &[usize], n
     let (old_root, _) = split(&input);
     let (new_root, new_size) = split(&output);
     let pool = pool(h, n, m);
-    let honest = Transition::Update {
-        payload: payload.clone(),
-        input,
-        output,
-    };
+    let honest = Transition::update(payload.clone(), input, output);
     s.case(&|| format!("{what} {n}->{m}, honest"), &honest, true);
     for (edit, p) in edits(&payload, slots, &pool) {
         s.outputs(
@@ -575,11 +551,7 @@ fn update_cases(s: &mut Search, what: &str, payload: Vec<u8>, slots: &[usize], n
         );
     }
     for (j, v) in pool.iter().enumerate().filter(|(_, v)| **v != old_root) {
-        let t = Transition::Update {
-            payload: payload.clone(),
-            input: data(v, acc::model_size(n)),
-            output,
-        };
+        let t = Transition::update(payload.clone(), data(v, acc::model_size(n)), output);
         s.case(
             &|| format!("{what} {n}->{m}, old root := pool {j}"),
             &t,
@@ -587,11 +559,7 @@ fn update_cases(s: &mut Search, what: &str, payload: Vec<u8>, slots: &[usize], n
         );
     }
     for size in other_sizes(n) {
-        let t = Transition::Update {
-            payload: payload.clone(),
-            input: data(&old_root, size),
-            output,
-        };
+        let t = Transition::update(payload.clone(), data(&old_root, size), output);
         s.outputs(&|| format!("{what} {n}->{m}, old size := {size}"), &t);
     }
     let mut outputs: Vec<(String, Data)> = other_sizes(m)
@@ -602,11 +570,7 @@ fn update_cases(s: &mut Search, what: &str, payload: Vec<u8>, slots: &[usize], n
     outputs.push(("new root := zero".into(), data(&[0; 32], new_size)));
     outputs.push(("output := input".into(), input));
     for (edit, output) in outputs {
-        let t = Transition::Update {
-            payload: payload.clone(),
-            input,
-            output,
-        };
+        let t = Transition::update(payload.clone(), input, output);
         s.case(&|| format!("{what} {n}->{m}, {edit}"), &t, false);
     }
 }
@@ -618,10 +582,7 @@ fn search(s: &mut Search, max: u64) {
         let body = acc::honest_append(&h.mmr, 0, k);
         let payload = [&[tag::CREATE][..], &body].concat();
         let output = h.commits[k as usize];
-        let honest = Transition::Create {
-            payload: payload.clone(),
-            output,
-        };
+        let honest = Transition::create(payload.clone(), output);
         s.case(&|| format!("create {k}, honest"), &honest, true);
         let slots: Vec<usize> = (0..k as usize).map(|i| 5 + 32 * i).collect();
         let mut all = edits(&payload, &slots, &pool(h, k, k));
@@ -635,26 +596,23 @@ fn search(s: &mut Search, max: u64) {
         }
         let (root, _) = split(&output);
         for size in other_sizes(k) {
-            let t = Transition::Create {
-                payload: payload.clone(),
-                output: data(&root, size),
-            };
+            let t = Transition::create(payload.clone(), data(&root, size));
             s.case(&|| format!("create {k}, size := {size}"), &t, false);
         }
     }
     for n in 1..=max {
-        let keep = Transition::Update {
-            payload: vec![tag::KEEP],
-            input: h.commits[n as usize],
-            output: h.commits[n as usize],
-        };
+        let keep = Transition::update(
+            vec![tag::KEEP],
+            h.commits[n as usize],
+            h.commits[n as usize],
+        );
         s.case(&|| format!("keep {n}, honest"), &keep, true);
         for m in n + 1..=max {
-            let t = Transition::Update {
-                payload: vec![tag::KEEP],
-                input: h.commits[n as usize],
-                output: h.commits[m as usize],
-            };
+            let t = Transition::update(
+                vec![tag::KEEP],
+                h.commits[n as usize],
+                h.commits[m as usize],
+            );
             s.case(&|| format!("keep {n} as {m}"), &t, false);
 
             let body = acc::honest_append(&h.mmr, n, m);
@@ -669,11 +627,11 @@ fn search(s: &mut Search, max: u64) {
             let k = (m - n) as u32;
             for count in [k - 1, k + 1] {
                 counted[1 + 32 * p..5 + 32 * p].copy_from_slice(&count.to_le_bytes());
-                let t = Transition::Update {
-                    payload: counted.clone(),
-                    input: h.commits[n as usize],
-                    output: h.commits[m as usize],
-                };
+                let t = Transition::update(
+                    counted.clone(),
+                    h.commits[n as usize],
+                    h.commits[m as usize],
+                );
                 s.outputs(&|| format!("append {n}->{m}, count := {count}"), &t);
             }
             update_cases(s, "append", payload, &slots, n, m);

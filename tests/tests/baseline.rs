@@ -28,10 +28,7 @@ fn lock_rejected(e: LockError) -> Option<i8> {
 
 fn small() -> Workload {
     // 11 leaves (peaks of 8, 2 and 1 leaves), proving leaves 1, 4 and 9.
-    let leaves: Vec<[u8; 32]> = (0..11u8)
-        .map(|i| [i.wrapping_mul(37).wrapping_add(1); 32])
-        .collect();
-    Workload::from_leaves(&leaves, &[1, 4, 9]).unwrap()
+    Workload::from_leaves(&tests::exploits::leaves11(), &[1, 4, 9]).unwrap()
 }
 
 #[test]

@@ -7,8 +7,8 @@
 //! listed below with its reason.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 use std::process::Command;
+use tests::repo_root as root;
 
 /// The crates both sides compile from source.
 const SHARED: [&str; 5] = [
@@ -39,10 +39,6 @@ const HOST_ONLY: [(&str, &str); 2] = [("compiled-proof", "std"), ("mmr-accumulat
 
 const TARGET: &str = "riscv64imac-unknown-none-elf";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 /// crate -> enabled features (without the `default` marker, which only names others), as
 /// cargo resolves them for `package` with `edges` on `target` (None: the host).
 fn resolved(
@@ -52,19 +48,9 @@ fn resolved(
 ) -> BTreeMap<String, BTreeSet<String>> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(root()).args([
-        "tree",
-        "--locked",
-        "--offline",
-        "-p",
-        package,
-        "-e",
-        edges,
-        "--prefix",
-        "none",
-        "-f",
-        "{p}|{f}",
-    ]);
+    cmd.current_dir(root())
+        .args(["tree", "--locked", "--offline", "-p", package, "-e", edges])
+        .args(["--prefix", "none", "-f", "{p}|{f}"]);
     if let Some(t) = target {
         cmd.args(["--target", t]);
     }

@@ -4,11 +4,8 @@
 //! one or a removed one fails this test until the map says where it lives and what it does.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::Path;
+use tests::repo_root as root;
 
 fn skipped(name: &str) -> bool {
     name.starts_with('.') || matches!(name, "target" | "node_modules" | "build" | "dist")

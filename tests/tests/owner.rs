@@ -91,7 +91,7 @@ impl Spend {
     /// The signed spend is rejected at the MMR cell's lock with `code`.
     fn assert_rejected(&mut self, owner: &Owner, code: i8, what: &str) {
         let tx = self.signed(owner);
-        assert_rejected(&self.chain, &tx, "Inputs[0].Lock", code, what);
+        assert_rejected(&self.chain, &tx, code, what);
     }
 }
 
@@ -139,15 +139,15 @@ fn owner_before_the_mmr_cell_and_among_others_accepted() {
     }
 }
 
-/// Every verifier rejects `tx` at input `at`'s lock with `code`.
-fn assert_rejected(chain: &Chain, tx: &TransactionView, at: &str, code: i8, what: &str) {
+/// Every verifier rejects `tx` at the MMR cell's lock (input 0) with `code`.
+fn assert_rejected(chain: &Chain, tx: &TransactionView, code: i8, what: &str) {
     let err = chain
         .verify(tx)
         .err()
         .unwrap_or_else(|| panic!("{:?}: {what}: accepted", chain.verifier));
     assert_eq!(
         failure(&err),
-        (at.to_string(), code),
+        ("Inputs[0].Lock".to_string(), code),
         "{:?}: {what}: {err}",
         chain.verifier
     );
@@ -159,7 +159,7 @@ fn owner_absent_rejected() {
     let w = workload(owner.lock_hash());
     for v in available_verifiers() {
         let (chain, tx) = lone_mmr_spend(v, &w.lock_args_for(Mode::Owner), &w, owner.lock());
-        assert_rejected(&chain, &tx, "Inputs[0].Lock", OWNER_NOT_FOUND, "no owner");
+        assert_rejected(&chain, &tx, OWNER_NOT_FOUND, "no owner");
     }
 }
 
@@ -181,7 +181,7 @@ fn proved_leaf_without_matching_input_rejected() {
             .output_data(Bytes::new().pack())
             .witness(mmr_witness(v, &w).pack());
         let tx = thief.sign(chain.complete(tx), &[1]);
-        assert_rejected(&chain, &tx, "Inputs[0].Lock", OWNER_NOT_FOUND, "thief");
+        assert_rejected(&chain, &tx, OWNER_NOT_FOUND, "thief");
     }
 }
 
@@ -226,7 +226,6 @@ fn owner_only_in_outputs_or_cell_deps_rejected() {
         assert_rejected(
             &chain,
             &tx,
-            "Inputs[0].Lock",
             OWNER_NOT_FOUND,
             "owner in outputs and cell deps only",
         );
@@ -262,7 +261,7 @@ fn replayed_proof_fails_at_the_owners_lock() {
         assert_eq!(at, "Inputs[1].Lock", "{v:?}");
         // Dropping the owner's input leaves the MMR lock without an owner.
         let (chain, tx) = lone_mmr_spend(v, &w.lock_args_for(Mode::Owner), &w, thief.lock());
-        assert_rejected(&chain, &tx, "Inputs[0].Lock", OWNER_NOT_FOUND, "no owner");
+        assert_rejected(&chain, &tx, OWNER_NOT_FOUND, "no owner");
     }
 }
 
@@ -275,13 +274,7 @@ fn proof_checked_before_owner() {
         let mut bad = w.clone();
         bad.root[0] ^= 1;
         let (chain, tx) = lone_mmr_spend(v, &bad.lock_args_for(Mode::Owner), &w, owner.lock());
-        assert_rejected(
-            &chain,
-            &tx,
-            "Inputs[0].Lock",
-            LockError::RootMismatch.code(),
-            "root mismatch",
-        );
+        assert_rejected(&chain, &tx, LockError::RootMismatch.code(), "root mismatch");
         // With the owner present, the proof still decides first.
         let mut s = Spend::new(v, &owner, &bad);
         s.witness = mmr_witness(v, &w);
@@ -298,26 +291,15 @@ fn args_flags_and_lengths() {
     let owner = Owner::from_tag("owner A");
     let w = workload(owner.lock_hash());
     for v in available_verifiers() {
-        for (args, code) in [
-            (
-                [&w.lock_args()[..], &[0x00]].concat(),
-                LockError::ArgsEncoding,
-            ),
-            (
-                [&w.lock_args()[..], &[0x02]].concat(),
-                LockError::ArgsEncoding,
-            ),
-            (
-                [&w.lock_args()[..], &[0x81]].concat(),
-                LockError::ArgsEncoding,
-            ),
-            (
-                [&w.lock_args()[..], &[0x01, 0x00]].concat(),
-                LockError::ArgsLength,
-            ),
+        // The 40-byte args with these flags (and length) in place of owner mode's 0x01.
+        for (flags, code) in [
+            (&[0x00][..], LockError::ArgsEncoding),
+            (&[0x02], LockError::ArgsEncoding),
+            (&[0x81], LockError::ArgsEncoding),
+            (&[0x01, 0x00], LockError::ArgsLength),
         ] {
             let mut chain = Chain::new(v);
-            let mmr_lock = chain.mmr_lock(&args);
+            let mmr_lock = chain.mmr_lock(&[&w.lock_args()[..], flags].concat());
             let mmr_input = chain.cell(mmr_lock, 100);
             let owner_input = chain.cell(owner.lock(), 100);
             let tx = TransactionBuilder::default()
@@ -327,7 +309,7 @@ fn args_flags_and_lengths() {
                 .output_data(Bytes::new().pack())
                 .witness(mmr_witness(v, &w).pack());
             let tx = owner.sign(chain.complete(tx), &[1]);
-            assert_rejected(&chain, &tx, "Inputs[0].Lock", code.code(), "args");
+            assert_rejected(&chain, &tx, code.code(), "args");
         }
     }
 }

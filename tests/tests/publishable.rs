@@ -7,8 +7,8 @@
 //! --ignored`.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::Command;
+use tests::repo_root as root;
 
 /// The library crates meant for crates.io, dependencies first (the order `cargo package`
 /// packages them in).
@@ -22,10 +22,6 @@ const PUBLISHABLE: [&str; 8] = [
     "mmr-store",
     "ckb-mmr-sdk",
 ];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));

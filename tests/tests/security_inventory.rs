@@ -8,10 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use tests::repo_root as root;
 
 /// Whether the walk skips `dir`: build outputs, dependencies, hidden directories, and a
 /// package's integration tests (a `tests` directory next to a `Cargo.toml` that is not a

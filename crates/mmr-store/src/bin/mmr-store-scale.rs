@@ -85,6 +85,10 @@ fn parse_count_arg(s: &str) -> Result<u64, String> {
     parse_count(s).ok_or("not a number".into())
 }
 
+/// The table's header line, right-aligned to the row format's widths.
+const HEADER: &str = "     leaves hashers      append/s     merges/s   ratio  \
+                      proof1ms   bytes proof100ms    bytes   rss MB  store bytes";
+
 /// One result row; the field names are shared with the TypeScript side. A row goes from the
 /// per-count process to the run as one JSON line, rounded as the table shows it.
 #[derive(Serialize, Deserialize, Debug)]
@@ -108,12 +112,6 @@ struct Row {
 fn round(x: f64, digits: i32) -> f64 {
     let scale = 10f64.powi(digits);
     (x * scale).round() / scale
-}
-
-impl Row {
-    fn parse(line: &str) -> Option<Row> {
-        serde_json::from_str(line).ok()
-    }
 }
 
 /// A small, fast, deterministic generator (splitmix64): the leaves' cost stays far below a
@@ -301,20 +299,7 @@ fn run(cli: Cli) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("finding myself: {e}"))?;
     let b2rs = merge_rate_blake2b_rs(Duration::from_millis(500));
     let mut rows = Vec::new();
-    println!(
-        "{:>11} {:>7} {:>13} {:>12} {:>7} {:>9} {:>7} {:>10} {:>8} {:>8} {:>12}",
-        "leaves",
-        "hashers",
-        "append/s",
-        "merges/s",
-        "ratio",
-        "proof1ms",
-        "bytes",
-        "proof100ms",
-        "bytes",
-        "rss MB",
-        "store bytes"
-    );
+    println!("{HEADER}");
     for (n, h) in counts
         .iter()
         .flat_map(|&n| hashers.iter().map(move |&h| (n, h)))
@@ -338,7 +323,7 @@ fn run(cli: Cli) -> Result<(), String> {
         let text = String::from_utf8_lossy(&out.stdout);
         let row = text
             .lines()
-            .find_map(Row::parse)
+            .find_map(|l| serde_json::from_str::<Row>(l).ok())
             .ok_or(format!("{n} leaves: no result in {text:?}"))?;
         println!(
             "{:>11} {:>7} {:>13.0} {:>12.0} {:>7.3} {:>9.4} {:>7} {:>10.3} {:>8} {:>8.1} {:>12}",
