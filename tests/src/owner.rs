@@ -5,7 +5,7 @@
 //! well-known code_hash `0x9bd7e06f…`), signed with real keys over the transaction.
 
 use crate::{Verifier, MAX_CYCLES};
-use ckb_mmr_sdk::script::SECP256K1_BLAKE160_CODE_HASH;
+use ckb_mmr_sdk::script::{SECP256K1_BLAKE160_CODE_HASH, TYPE_ID_CODE_HASH};
 use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_crypto::secp::Privkey;
 use ckb_testtool::ckb_types::{
@@ -30,8 +30,6 @@ const SIGHASH_TYPE_ID_ARGS: [u8; 32] = [
     0x85, 0x36, 0xc9, 0xd5, 0xd9, 0x08, 0xbd, 0x89, 0xfc, 0x70, 0x09, 0x9e, 0x42, 0x84, 0x87, 0x07,
     0x08, 0xb6, 0x63, 0x23, 0x56, 0xaa, 0xd9, 0x87, 0x34, 0xfc, 0xf4, 0x3f, 0x6f, 0x71, 0xc3, 0x04,
 ];
-
-const TYPE_ID_CODE_HASH: [u8; 32] = *b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0TYPE_ID";
 
 /// A key and the default lock it unlocks.
 pub struct Owner {
@@ -58,20 +56,12 @@ impl Owner {
 
     /// The owner's default lock as a packed `Script`.
     pub fn lock(&self) -> Script {
-        Script::new_builder()
-            .code_hash(SECP256K1_BLAKE160_CODE_HASH.pack())
-            .hash_type(ScriptHashType::Type)
-            .args(Bytes::copy_from_slice(&self.blake160).pack())
-            .build()
+        crate::type_script(SECP256K1_BLAKE160_CODE_HASH, &self.blake160)
     }
 
     /// The lock hash an owner-mode leaf names.
     pub fn lock_hash(&self) -> [u8; 32] {
-        self.lock()
-            .calc_script_hash()
-            .as_slice()
-            .try_into()
-            .expect("32 bytes")
+        crate::hash_of(&self.lock())
     }
 
     /// Signs the inputs at `group` (all locked by this owner's lock) per sighash_all: blake2b
@@ -134,11 +124,7 @@ impl Chain {
                 .into_owned()
                 .into()
         };
-        let type_id = Script::new_builder()
-            .code_hash(TYPE_ID_CODE_HASH.pack())
-            .hash_type(ScriptHashType::Type)
-            .args(Bytes::copy_from_slice(&SIGHASH_TYPE_ID_ARGS).pack())
-            .build();
+        let type_id = crate::type_script(TYPE_ID_CODE_HASH, &SIGHASH_TYPE_ID_ARGS);
         let mut deps = Vec::new();
         for (index, name, type_) in [
             (1u32, "secp256k1_blake160_sighash_all", Some(type_id)),
@@ -225,12 +211,7 @@ pub struct OwnerCosts {
 }
 
 pub fn owner_costs(v: Verifier) -> OwnerCosts {
-    let owner_hash: [u8; 32] = Chain::new(v)
-        .always_success_lock()
-        .calc_script_hash()
-        .as_slice()
-        .try_into()
-        .unwrap();
+    let owner_hash = crate::hash_of(&Chain::new(v).always_success_lock());
     let first = Workload::from_seed_with_owner(REFERENCE_SEED, owner_hash);
     assert_eq!(
         (first.leaf_count, first.proved.len(), first.mmr_size),

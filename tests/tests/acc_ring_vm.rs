@@ -92,12 +92,10 @@ impl Ring {
             .as_builder()
             .args(Bytes::from(vec![1u8]).pack())
             .build();
-        let mut args = vec![0x3c; 32];
-        args.push(k);
         Ring {
             chain,
             k,
-            args,
+            args: ring_args(&[0x3c; 32], k),
             other_lock,
             seen: BTreeSet::new(),
             runs: 0,
@@ -129,8 +127,7 @@ impl Ring {
             let data: Vec<Vec<u8>> = c.outs.iter().map(|(d, _)| d.clone()).collect();
             let head = ring::head_candidate(self.k, &cells(&data, &self.lock_hashes(&c.outs)))
                 .unwrap_or(0);
-            let mut args = type_id(&input, (c.shift + head) as u64).to_vec();
-            args.push(self.k);
+            let args = ring_args(&type_id(&input, (c.shift + head) as u64), self.k);
             tx = tx.input(input);
             witnesses.push(Bytes::new());
             for _ in 0..c.shift {
@@ -226,6 +223,11 @@ impl Ring {
 }
 
 use mmr_accumulator::ring::build::cells;
+
+/// A ring's type args: the 32-byte id, then K.
+fn ring_args(id: &[u8], k: u8) -> Vec<u8> {
+    [id, &[k]].concat()
+}
 
 fn rejected(e: Error) -> Option<i8> {
     Some(e.code())
@@ -333,11 +335,7 @@ impl Ring {
         }
         // The type id over another index.
         let mut c = honest.clone();
-        c.args = Some({
-            let mut a = vec![0x77; 32];
-            a.push(k);
-            a
-        });
+        c.args = Some(ring_args(&[0x77; 32], k));
         let got = self.run_unchecked(&c);
         assert_eq!(got.code(), rejected(Error::TypeIdMismatch));
         // older not K - 1 copies; a snapshot flipped; a lock on each output; lengths.
@@ -386,9 +384,7 @@ impl Ring {
         }
         for bad_k in [0u8, 1, 33, 255] {
             let mut c = honest.clone();
-            let mut a = vec![0x11; 32];
-            a.push(bad_k);
-            c.args = Some(a);
+            c.args = Some(ring_args(&[0x11; 32], bad_k));
             assert_eq!(self.run(&c).code(), rejected(Error::RingArgs), "K {bad_k}");
         }
     }
@@ -446,9 +442,7 @@ impl Ring {
         // valid K (the head's length is another K's).
         let mut bad_args = vec![vec![0x3c; 31], vec![0x3c; 34]];
         for bad_k in [0u8, 1, 33, if k == 2 { 3 } else { 2 }] {
-            let mut a = self.args[..32].to_vec();
-            a.push(bad_k);
-            bad_args.push(a);
+            bad_args.push(ring_args(&self.args[..32], bad_k));
         }
         for args in bad_args {
             let mut c = honest.clone();

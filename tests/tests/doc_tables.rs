@@ -30,13 +30,11 @@ use tests::owner::{owner_costs, OwnerCosts};
 use tests::{available_verifiers, honest_cycles, payload, Verifier};
 
 fn readme() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")
+    tests::repo_root().join("README.md")
 }
 
 fn doc(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../docs")
-        .join(name)
+    tests::repo_root().join("docs").join(name)
 }
 
 /// The text of block `name` (doc-blocks' markers) in `text`.

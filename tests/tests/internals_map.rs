@@ -39,11 +39,8 @@ fn packages(dir: &Path, found: &mut BTreeSet<String>) {
 
 fn map() -> BTreeSet<String> {
     let text = std::fs::read_to_string(root().join("docs/internals.md")).unwrap();
-    let start = text
-        .find("<!-- internals-map:start -->")
-        .expect("start marker");
-    let end = text.find("<!-- internals-map:end -->").expect("end marker");
-    text[start..end]
+    doc_blocks::between(&text, "internals-map")
+        .expect("the map's markers")
         .lines()
         .filter_map(|l| l.strip_prefix("| `"))
         .map(|l| l.split('`').next().unwrap().to_string())

@@ -18,19 +18,12 @@ fn cycles_per_merge() {
     // (docs/hashing.md): the assembly kernel is 1,299 cycles plus the call, 4 `sd` and the
     // loop; chained in registers 1,291 plus the call and the loop.
     assert!(per_merge.windows(2).all(|w| w[0] > w[1]), "{per_merge:?}");
-    assert!(
-        per_merge[3] <= 1400.0,
-        "merge kernel costs {} cycles",
-        per_merge[3]
-    );
-    assert!(
-        per_merge[4] <= 1315.5,
-        "assembly kernel costs {} cycles",
-        per_merge[4]
-    );
-    assert!(
-        per_merge[5] <= 1299.5,
-        "assembly kernel in registers costs {} cycles",
-        per_merge[5]
-    );
+    for (path, floor, name) in [
+        (3, 1400.0, "merge kernel"),
+        (4, 1315.5, "assembly kernel"),
+        (5, 1299.5, "assembly kernel in registers"),
+    ] {
+        let cost = per_merge[path];
+        assert!(cost <= floor, "{name} costs {cost} cycles");
+    }
 }

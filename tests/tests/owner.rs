@@ -363,10 +363,12 @@ fn owner_mode_cycles_on_the_reference_seed() {
 /// The example owner of docs/examples (a public key: never fund it).
 const EXAMPLE_OWNER: &str = "ckb-mmr-verifiers example owner (public key, never fund it)";
 
+fn example_path() -> std::path::PathBuf {
+    tests::repo_root().join("docs/examples/owner-tx.json")
+}
+
 fn example() -> serde_json::Value {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/owner-tx.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(example_path()).unwrap()).unwrap()
 }
 
 fn unhex(v: &serde_json::Value) -> Vec<u8> {
@@ -375,9 +377,7 @@ fn unhex(v: &serde_json::Value) -> Vec<u8> {
 
 #[test]
 fn example_transaction_accepted_by_ckb_debugger() {
-    let file =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/owner-tx.json");
-    let run = ckb_mmr_sdk::debugger::run_lock(&file, 0).unwrap();
+    let run = ckb_mmr_sdk::debugger::run_lock(&example_path(), 0).unwrap();
     assert_eq!(run.result, 0);
 }
 

@@ -89,14 +89,9 @@ fn sources() -> BTreeMap<String, usize> {
 
 fn inventory() -> BTreeMap<String, usize> {
     let text = std::fs::read_to_string(root().join("SECURITY.md")).unwrap();
-    let start = text
-        .find("<!-- unsafe-inventory:start -->")
-        .expect("start marker");
-    let end = text
-        .find("<!-- unsafe-inventory:end -->")
-        .expect("end marker");
+    let block = doc_blocks::between(&text, "unsafe-inventory").expect("the inventory's markers");
     let mut out = BTreeMap::new();
-    for line in text[start..end].lines() {
+    for line in block.lines() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         // | `file` | count | what for |
         if cells.len() < 4 || !cells[1].starts_with('`') {

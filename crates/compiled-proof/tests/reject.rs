@@ -71,27 +71,23 @@ fn no_leaves() {
     let f = fixture();
     let root1 = f.root(1);
     let root7 = f.root(7);
+    let at1 = |records: &[(u64, Hash)], commands: &[Command]| run(records, commands, &root1, 1);
+    let at7 = |records: &[(u64, Hash)], commands: &[Command]| run(records, commands, &root7, 7);
     assert_eq!(verify(&[], &root1, 1), Err(HeaderTruncated));
     assert_eq!(verify(&[0, 0, 0], &root1, 1), Err(HeaderTruncated));
     assert_eq!(verify(&[0, 0, 0, 0], &root1, 1), Err(NoLeaves));
     // A root pushed as proof item and made a peak: with no leaf record ...
-    assert_eq!(run(&[], &[PeakProof(root1)], &root1, 1), Err(NoLeaves));
+    assert_eq!(at1(&[], &[PeakProof(root1)]), Err(NoLeaves));
     // ... or with a leaf record that is never pushed.
     let leaf0 = (0, f.leaves[0]);
-    assert_eq!(
-        run(&[leaf0], &[PeakProof(root1)], &root1, 1),
-        Err(LeavesUnconsumed)
-    );
+    assert_eq!(at1(&[leaf0], &[PeakProof(root1)]), Err(LeavesUnconsumed));
     // The root of a 3-peak MMR passed off as the bag of all its peaks.
-    assert_eq!(
-        run(&[leaf0], &[BagRhs(root7)], &root7, 7),
-        Err(LeavesUnconsumed)
-    );
+    assert_eq!(at7(&[leaf0], &[BagRhs(root7)]), Err(LeavesUnconsumed));
     // Every peak given as an item.
     let cmds: Vec<Command> = peak_hashes(&f, 7).into_iter().map(PeakProof).collect();
-    assert_eq!(run(&[leaf0], &cmds, &root7, 7), Err(LeavesUnconsumed));
+    assert_eq!(at7(&[leaf0], &cmds), Err(LeavesUnconsumed));
     // Honest control.
-    assert_eq!(run(&[leaf0], &[Leaf, Peak], &root1, 1), Ok(()));
+    assert_eq!(at1(&[leaf0], &[Leaf, Peak]), Ok(()));
 }
 
 /// Class 2: leaf indexes outside the MMR, moved leaves, peaks shifted.
@@ -145,63 +141,45 @@ fn bad_leaf_positions() {
     // Shifting peaks, n = 3 (peaks (0,1), (2,0)): root = merge(L2, merge(L0, L1)).
     let p = peak_hashes(&f, 3);
     let root3 = f.root(3);
+    let at3 = |records: &[(u64, Hash)], commands: &[Command]| run(records, commands, &root3, 3);
     assert_eq!(root3, merge(&p[1], &p[0]));
     // Leaf 2's value claimed at index 0, hashed with peak 0 into "the root" as node (0, 1).
     let forged = [(0, f.leaves[2])];
     assert_eq!(
-        run(&forged, &[Leaf, Proof(p[0]), Peak], &root3, 3),
+        at3(&forged, &[Leaf, Proof(p[0]), Peak]),
         Err(PeaksIncomplete)
     );
     assert_eq!(
-        run(
-            &forged,
-            &[Leaf, Proof(p[0]), Peak, PeakProof(p[1])],
-            &root3,
-            3
-        ),
+        at3(&forged, &[Leaf, Proof(p[0]), Peak, PeakProof(p[1])]),
         Err(RootMismatch)
     );
     // Leaf 2 is itself a peak: hashing it with the other peak is a hash over a peak.
     let leaf2 = [(2, f.leaves[2])];
     assert_eq!(
-        run(&leaf2, &[PeakProof(p[0]), Leaf, Proof(p[0])], &root3, 3),
+        at3(&leaf2, &[PeakProof(p[0]), Leaf, Proof(p[0])]),
         Err(ProofOverPeak)
     );
-    assert_eq!(
-        run(&leaf2, &[PeakProof(p[0]), Leaf, Peak], &root3, 3),
-        Ok(())
-    );
+    assert_eq!(at3(&leaf2, &[PeakProof(p[0]), Leaf, Peak]), Ok(()));
     // A bagged pair of peaks passed off as one node: n = 6, peaks (0,2), (4,1).
     let p6 = peak_hashes(&f, 6);
     let root6 = f.root(6);
+    let at6 = |records: &[(u64, Hash)], commands: &[Command]| run(records, commands, &root6, 6);
     // Leaf 5 with its sibling, then the left peak as if it were a sibling at height 1.
     let leaf5 = [(5, f.leaves[5])];
     assert_eq!(
-        run(
+        at6(
             &leaf5,
-            &[PeakProof(p6[0]), Leaf, Proof(f.leaves[4]), Proof(p6[0])],
-            &root6,
-            6
+            &[PeakProof(p6[0]), Leaf, Proof(f.leaves[4]), Proof(p6[0])]
         ),
         Err(ProofOverPeak)
     );
     assert_eq!(
-        run(
-            &leaf5,
-            &[PeakProof(p6[0]), Leaf, Proof(f.leaves[4]), Peak],
-            &root6,
-            6
-        ),
+        at6(&leaf5, &[PeakProof(p6[0]), Leaf, Proof(f.leaves[4]), Peak]),
         Ok(())
     );
     // The same leaf claimed inside the first peak's range fails on the peak check.
     assert_eq!(
-        run(
-            &[(1, f.leaves[5])],
-            &[Leaf, Proof(f.leaves[4]), Peak],
-            &root6,
-            6
-        ),
+        at6(&[(1, f.leaves[5])], &[Leaf, Proof(f.leaves[4]), Peak]),
         Err(PeakMismatch)
     );
 }

@@ -24,14 +24,14 @@ impl Store {
     /// record's checksum too. [`Error::Corrupt`] names the first disagreement. One pass over
     /// the node file, about one merge per leaf, memory flat.
     pub fn check(&self) -> Result<CheckReport> {
-        let path = self.dir.join(files::NODES);
-        let file =
-            File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let open = |name: &str| {
+            let path = self.dir.join(name);
+            File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))
+        };
+        let file = open(files::NODES)?;
         let mut nodes = BufReader::with_capacity(WRITE_BUFFER, file.take(self.size * NODE_LEN));
-        let path = self.dir.join(files::COMMITS);
-        let file =
-            File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-        let mut log = BufReader::new(file.take(self.records * RECORD_LEN as u64));
+        let log = open(files::COMMITS)?;
+        let mut log = BufReader::new(log.take(self.records * RECORD_LEN as u64));
         let mut read_node = |pos: u64| -> Result<Hash> {
             let mut out = [0u8; 32];
             nodes.read_exact(&mut out).map_err(|e| match e.kind() {

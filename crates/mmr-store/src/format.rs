@@ -37,10 +37,7 @@ pub(crate) struct Meta {
 }
 
 fn check8(bytes: &[u8]) -> [u8; 8] {
-    let h = mmr_blake2b::ckb_blake2b_256(bytes);
-    let mut out = [0u8; 8];
-    out.copy_from_slice(&h[..8]);
-    out
+    mmr_blake2b::ckb_blake2b_256(bytes)[..8].try_into().unwrap()
 }
 
 impl Meta {
@@ -76,12 +73,10 @@ impl Meta {
             return Err(Error::Corrupt("meta checksum mismatch".into()));
         }
         let flags = u32::from_le_bytes(bytes[12..16].try_into().unwrap_or([0; 4]));
-        let mut id = [0u8; 32];
-        id.copy_from_slice(&bytes[16..48]);
         match flags {
             0 => Ok(Meta { accumulator: None }),
             1 => Ok(Meta {
-                accumulator: Some(id),
+                accumulator: Some(bytes[16..48].try_into().unwrap()),
             }),
             _ => Err(Error::Corrupt(format!("meta flags {flags:#x}"))),
         }
@@ -104,7 +99,5 @@ pub(crate) fn decode_record(bytes: &[u8; RECORD_LEN]) -> Option<(u64, Hash)> {
     }
     let size = u64::from_le_bytes(bytes[..8].try_into().ok()?);
     leaf_count(size)?;
-    let mut root = [0u8; 32];
-    root.copy_from_slice(&bytes[8..40]);
-    Some((size, root))
+    Some((size, bytes[8..40].try_into().ok()?))
 }

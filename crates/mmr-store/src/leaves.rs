@@ -24,10 +24,7 @@ pub fn parse_leaf_line(text: &str, line: u64) -> Result<Option<Hash>> {
         )));
     }
     let mut leaf = [0u8; 32];
-    for (i, byte) in leaf.iter_mut().enumerate() {
-        let pair = &digits[2 * i..2 * i + 2];
-        *byte = u8::from_str_radix(pair, 16).map_err(|e| bad(e.to_string()))?;
-    }
+    ::hex::decode_to_slice(digits, &mut leaf).map_err(|e| bad(e.to_string()))?;
     Ok(Some(leaf))
 }
 
@@ -111,10 +108,7 @@ impl<R: BufRead> Iterator for LeafReader<R> {
                             line: self.line,
                             why: "not UTF-8 text".into(),
                         },
-                        _ => Error::Io {
-                            what: "reading leaves".into(),
-                            err: e,
-                        },
+                        _ => Error::io("reading leaves", e),
                     }));
                 }
             }
@@ -126,12 +120,7 @@ impl<R: BufRead> Iterator for LeafReader<R> {
 /// Reads every line of `reader` as leaves (see [`parse_leaf_line`]) and returns how many
 /// there are, without keeping them: the first pass of an all-or-nothing append of a file.
 pub fn count_leaves(reader: impl BufRead) -> Result<u64> {
-    let mut n = 0;
-    for leaf in LeafReader::new(reader) {
-        leaf?;
-        n += 1;
-    }
-    Ok(n)
+    LeafReader::new(reader).try_fold(0, |n, leaf| leaf.map(|_| n + 1))
 }
 
 #[cfg(test)]
