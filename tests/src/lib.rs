@@ -137,6 +137,13 @@ impl Outcome {
     }
 }
 
+/// A copy of `x` with `edit` applied.
+pub fn edited<T: Clone>(x: &T, edit: impl FnOnce(&mut T)) -> T {
+    let mut out = x.clone();
+    edit(&mut out);
+    out
+}
+
 /// Exit code from ckb-script's error text ("... error code N ..."). A VM fault or any other
 /// failure has no such code and fails the test loudly.
 pub fn exit_code(err: &str) -> i8 {
@@ -234,6 +241,29 @@ pub fn payload(verifier: Verifier, w: &Workload) -> Vec<u8> {
 /// `w`'s honest proof for `v` as witness 0: WitnessArgs with the payload in its lock field.
 pub fn mmr_witness(v: Verifier, w: &Workload) -> Bytes {
     ckb_mmr_sdk::witness_args_with_lock(&payload(v, w)).into()
+}
+
+/// A mock transaction's cell (`ckb_mmr_sdk::tx`) for each verifier: its binary, `args` and
+/// `w`'s payload in its format.
+pub fn mock_cells(verifiers: &[Verifier], w: &Workload, args: &[u8]) -> Vec<ckb_mmr_sdk::tx::Cell> {
+    verifiers
+        .iter()
+        .map(|&v| ckb_mmr_sdk::tx::Cell {
+            binary: v.binary().to_vec(),
+            lock_args: args.to_vec(),
+            payload: payload(v, w),
+        })
+        .collect()
+}
+
+/// `json` as `tx.json` in a fresh temporary directory (`name`, then the process id): the
+/// directory and the file.
+pub fn write_tx_json(name: &str, json: &serde_json::Value) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tx.json");
+    std::fs::write(&file, serde_json::to_string(json).unwrap()).unwrap();
+    (dir, file)
 }
 
 /// Args and witness for the honest proof of a workload.

@@ -223,6 +223,7 @@ impl Ring {
 }
 
 use mmr_accumulator::ring::build::cells;
+use tests::edited;
 
 /// A ring's type args: the 32-byte id, then K.
 fn ring_args(id: &[u8], k: u8) -> Vec<u8> {
@@ -303,8 +304,7 @@ impl Ring {
         let k = self.k;
         let outs = rb::creation_data(k, state);
         for head_at in 0..=usize::from(k) {
-            let mut o = outs.clone();
-            o.swap(0, head_at);
+            let o = edited(&outs, |o| o.swap(0, head_at));
             let c = self.candidate(&[], &o, payload, head_at);
             assert!(self.run(&c).accepted(), "K {k} at {head_at}");
         }
@@ -325,8 +325,7 @@ impl Ring {
             if n == usize::from(k) + 1 {
                 continue;
             }
-            let mut c = honest.clone();
-            c.outs.resize(n, c.outs[1].clone());
+            let c = edited(&honest, |c| c.outs.resize(n, c.outs[1].clone()));
             assert_eq!(
                 self.run(&c).code(),
                 rejected(Error::RingShape),
@@ -334,24 +333,20 @@ impl Ring {
             );
         }
         // The type id over another index.
-        let mut c = honest.clone();
-        c.args = Some(ring_args(&[0x77; 32], k));
+        let c = edited(&honest, |c| c.args = Some(ring_args(&[0x77; 32], k)));
         let got = self.run_unchecked(&c);
         assert_eq!(got.code(), rejected(Error::TypeIdMismatch));
         // older not K - 1 copies; a snapshot flipped; a lock on each output; lengths.
         for slot in 0..usize::from(k) - 1 {
-            let mut c = honest.clone();
-            c.outs[0].0[40 + 8 * slot] ^= 1;
+            let c = edited(&honest, |c| c.outs[0].0[40 + 8 * slot] ^= 1);
             assert_eq!(self.run(&c).code(), rejected(Error::RingSizesMismatch));
         }
         for (cell, byte) in [(1, 0), (usize::from(k), 39)] {
-            let mut c = honest.clone();
-            c.outs[cell].0[byte] ^= 1;
+            let c = edited(&honest, |c| c.outs[cell].0[byte] ^= 1);
             assert_eq!(self.run(&c).code(), rejected(Error::SnapshotMismatch));
         }
         for i in 0..honest.outs.len() {
-            let mut c = honest.clone();
-            c.outs[i].1 = self.other_lock.clone();
+            let c = edited(&honest, |c| c.outs[i].1 = self.other_lock.clone());
             assert_eq!(
                 self.run(&c).code(),
                 rejected(Error::RingLockMismatch),
@@ -360,15 +355,12 @@ impl Ring {
         }
         for len in self.lengths() {
             for cell in [0, 1] {
-                let mut c = honest.clone();
-                c.outs[cell].0.resize(len, 0);
-                self.run(&c);
+                self.run(&edited(&honest, |c| c.outs[cell].0.resize(len, 0)));
             }
         }
         // Every tag on the creation shape.
         for t in 0..=6u8 {
-            let mut c = honest.clone();
-            c.payload = vec![t];
+            let c = edited(&honest, |c| c.payload = vec![t]);
             let got = self.run(&c).code();
             if t == tag::CREATE {
                 assert_eq!(got, rejected(Error::AppendTruncated));
@@ -378,13 +370,11 @@ impl Ring {
         }
         // Args: 31, 34 bytes; K 0, 1, 33.
         for args in [vec![0x11; 31], vec![0x11; 34]] {
-            let mut c = honest.clone();
-            c.args = Some(args);
+            let c = edited(&honest, |c| c.args = Some(args));
             assert_eq!(self.run(&c).code(), rejected(Error::ArgsLength));
         }
         for bad_k in [0u8, 1, 33, 255] {
-            let mut c = honest.clone();
-            c.args = Some(ring_args(&[0x11; 32], bad_k));
+            let c = edited(&honest, |c| c.args = Some(ring_args(&[0x11; 32], bad_k)));
             assert_eq!(self.run(&c).code(), rejected(Error::RingArgs), "K {bad_k}");
         }
     }
@@ -445,31 +435,25 @@ impl Ring {
             bad_args.push(ring_args(&self.args[..32], bad_k));
         }
         for args in bad_args {
-            let mut c = honest.clone();
-            c.args = Some(args);
-            self.run(&c);
+            self.run(&edited(honest, |c| c.args = Some(args)));
         }
         // Each live snapshot consumed.
         for s in &live.snapshots {
-            let mut c = honest.clone();
-            c.ins[1].0 = s.clone();
-            self.run(&c);
+            self.run(&edited(honest, |c| c.ins[1].0 = s.clone()));
         }
         // The snapshot output with every other state of the history, a byte flipped.
         for h in history {
-            let mut c = honest.clone();
-            c.outs[1].0 = h.to_bytes().to_vec();
-            self.run(&c);
+            self.run(&edited(honest, |c| c.outs[1].0 = h.to_bytes().to_vec()));
         }
         for byte in [0, 31, 32, 39] {
-            let mut c = honest.clone();
-            c.outs[1].0[byte] ^= 1;
+            let c = edited(honest, |c| c.outs[1].0[byte] ^= 1);
             assert_eq!(self.run(&c).code(), rejected(Error::SnapshotMismatch));
         }
         // older unshifted (the same list while the ring still holds creation's copies), each
         // slot changed.
-        let mut c = honest.clone();
-        c.outs[0].0[40..].copy_from_slice(&honest.ins[0].0[40..]);
+        let c = edited(honest, |c| {
+            c.outs[0].0[40..].copy_from_slice(&honest.ins[0].0[40..])
+        });
         let expected = if c.outs[0].0 == honest.outs[0].0 {
             None
         } else {
@@ -477,8 +461,7 @@ impl Ring {
         };
         assert_eq!(self.run(&c).code(), expected);
         for slot in 0..usize::from(k) - 1 {
-            let mut c = honest.clone();
-            c.outs[0].0[40 + 8 * slot] ^= 2;
+            let c = edited(honest, |c| c.outs[0].0[40 + 8 * slot] ^= 2);
             assert_eq!(self.run(&c).code(), rejected(Error::RingSizesMismatch));
         }
         // Lengths on each cell of each side.
@@ -496,21 +479,16 @@ impl Ring {
         }
         // A different lock on each output, on the head input; the snapshot input's is free.
         for i in 0..2 {
-            let mut c = honest.clone();
-            c.outs[i].1 = self.other_lock.clone();
+            let c = edited(honest, |c| c.outs[i].1 = self.other_lock.clone());
             assert_eq!(self.run(&c).code(), rejected(Error::RingLockMismatch));
         }
-        let mut c = honest.clone();
-        c.ins[0].1 = self.other_lock.clone();
+        let c = edited(honest, |c| c.ins[0].1 = self.other_lock.clone());
         assert_eq!(self.run(&c).code(), rejected(Error::RingLockMismatch));
-        let mut c = honest.clone();
-        c.ins[1].1 = self.other_lock.clone();
+        let c = edited(honest, |c| c.ins[1].1 = self.other_lock.clone());
         assert!(self.run(&c).accepted());
         // Every tag on the step and on KEEP.
         for t in 0..=6u8 {
-            let mut c = honest.clone();
-            c.payload = vec![t];
-            self.run(&c);
+            self.run(&edited(honest, |c| c.payload = vec![t]));
             let mut c = self.candidate(&whole, &whole, &[t], 0);
             let got = self.run(&c).code();
             if t == tag::KEEP {
@@ -520,11 +498,9 @@ impl Ring {
             // KEEP changing one cell, under another lock (a hand-over), one lock differing.
             if t == 0 {
                 for cell in 0..whole.len() {
-                    let mut d = c.clone();
-                    d.outs[cell].0[3] ^= 1;
+                    let d = edited(&c, |d| d.outs[cell].0[3] ^= 1);
                     assert_eq!(self.run(&d).code(), rejected(Error::SnapshotMismatch));
-                    let mut d = c.clone();
-                    d.outs[cell].1 = self.other_lock.clone();
+                    let d = edited(&c, |d| d.outs[cell].1 = self.other_lock.clone());
                     assert_eq!(self.run(&d).code(), rejected(Error::RingLockMismatch));
                 }
                 let mut d = c.clone();
@@ -586,8 +562,7 @@ fn ring_transitions_in_the_vm() {
                 swapped.shift = 2;
                 assert!(r.run(&swapped).accepted());
                 // The payload at the snapshot's index instead of the head's: no payload there.
-                let mut wrong = honest.clone();
-                wrong.at = 1;
+                let wrong = edited(&honest, |wrong| wrong.at = 1);
                 assert_eq!(r.run_raw(&wrong).code(), rejected(Error::WitnessEncoding));
                 if !import {
                     r.step_cases(&live, &honest, &history, step == 2);

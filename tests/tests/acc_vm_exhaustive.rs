@@ -6,17 +6,11 @@
 //! of every prefix of 1-7 leaves:
 //!
 //! - the honest `APPEND` and `EXTEND` (and `CREATE`) transitions, which must be accepted;
-//! - every edit of their witnesses: each 32-byte item (old peak, leaf, proof item) replaced by
-//!   each value of the pair's pool (every node of the larger MMR, both roots, every bagging of
-//!   a suffix of either MMR's peaks, zero), dropped, duplicated or swapped with another; each
-//!   pool value inserted before each item and after the last; the leaf count one less or one
-//!   more; one byte cut off, one byte or one item appended, the body empty. Each is run
-//!   with the honest new commitment as output and with the one its own bytes compute at face
-//!   value (append: its peaks with its leaves pushed, whatever the old root; extend: the new
-//!   root its items give), which is what a submitter would put there;
-//! - the honest witnesses against other inputs (the old root replaced by each pool value, the
-//!   old size by every other size of 1-7 leaves, a non-canonical and zero) and other outputs
-//!   (every other size, a non-canonical one, the old root, zero); `KEEP` on each size.
+//! - every edit of their witnesses ([`edits`] over the pair's [`pool`]; the leaf count one
+//!   less or one more), each run with the honest new commitment as output and with the one its
+//!   own bytes compute at face value ([`claimed`]), which is what a submitter would put there;
+//! - the honest witnesses against other inputs and outputs ([`update_cases`]); `KEEP` on each
+//!   size.
 //!
 //! Every run's verdict and exit code are compared with the native core
 //! (`mmr_accumulator::verify_update`/`verify_creation` with the reference hash, built with the

@@ -4,6 +4,7 @@
 use baseline_proof::{encode, BaselineError, BaselineError::*};
 use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
 use mmr_lock::LockError;
+use tests::edited;
 use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
 
 const V: Verifier = Verifier::Baseline;
@@ -60,8 +61,7 @@ fn flipped_bytes_rejected() {
     let w = small();
     let payload = w.baseline_payload();
     for i in 0..payload.len() {
-        let mut p = payload.clone();
-        p[i] ^= 0x01;
+        let p = edited(&payload, |p| p[i] ^= 0x01);
         let code = payload_code(&w, &p);
         assert!(code.is_some(), "flip at byte {i} accepted");
     }
@@ -86,15 +86,13 @@ fn bad_leaf_positions_rejected() {
     l[0].0 = 2; // an inner node
     assert_eq!(code_of(&w, &l, &w.proof_items), rejected(NotALeaf));
     // A leaf value moved to another leaf position.
-    let mut l = w.proved.clone();
-    l[0].0 = 0;
+    let l = edited(&w.proved, |l| l[0].0 = 0);
     assert_eq!(
         code_of(&w, &l, &w.proof_items),
         lock_rejected(LockError::RootMismatch)
     );
     // The bagged pair of right peaks (one proof item) passed off as a leaf value.
-    let mut l = w.proved.clone();
-    l[2].1 = *w.proof_items.last().unwrap();
+    let l = edited(&w.proved, |l| l[2].1 = *w.proof_items.last().unwrap());
     assert_eq!(
         code_of(&w, &l, &w.proof_items),
         lock_rejected(LockError::RootMismatch)
@@ -104,27 +102,23 @@ fn bad_leaf_positions_rejected() {
 #[test]
 fn unsorted_and_duplicate_leaves_rejected() {
     let w = small();
-    let mut l = w.proved.clone();
-    l.swap(0, 1);
+    let l = edited(&w.proved, |l| l.swap(0, 1));
     assert_eq!(code_of(&w, &l, &w.proof_items), rejected(LeavesUnsorted));
-    let mut l = w.proved.clone();
-    l[1] = l[0];
+    let l = edited(&w.proved, |l| l[1] = l[0]);
     assert_eq!(code_of(&w, &l, &w.proof_items), rejected(LeavesUnsorted));
 }
 
 #[test]
 fn proof_length_and_trailing_bytes_rejected() {
     let w = small();
-    let mut items = w.proof_items.clone();
-    items.push([0; 32]);
+    let items = edited(&w.proof_items, |items| items.push([0; 32]));
     assert_eq!(code_of(&w, &w.proved, &items), rejected(ProofTooLong));
     assert_eq!(
         code_of(&w, &w.proved, &w.proof_items[1..]),
         rejected(ProofTooShort)
     );
     // An unconsumed leaf: one more leaf than the proof covers.
-    let mut l = w.proved.clone();
-    l.push((w.mmr_size - 1, [9; 32]));
+    let l = edited(&w.proved, |l| l.push((w.mmr_size - 1, [9; 32])));
     assert!(code_of(&w, &l, &w.proof_items).is_some());
     let mut p = w.baseline_payload();
     p.push(0);

@@ -18,7 +18,7 @@ use ckb_testtool::ckb_types::{
 };
 use mmr_lock::LockError;
 use tests::owner::{failure, Chain, Owner};
-use tests::{available_verifiers, payload, Verifier, MAX_CYCLES};
+use tests::{available_verifiers, Verifier, MAX_CYCLES};
 
 const NOT_FOUND: i8 = LockError::AccumulatorNotFound.code();
 const AMBIGUOUS: i8 = LockError::AccumulatorAmbiguous.code();
@@ -326,23 +326,13 @@ fn mock_transaction_for_ckb_debugger() {
         ckb_mmr_sdk::script::hash(&acc_type),
         hash_of(&accumulator_type())
     );
-    let cells: Vec<ckb_mmr_sdk::tx::Cell> = verifiers
-        .iter()
-        .map(|&v| ckb_mmr_sdk::tx::Cell {
-            binary: v.binary().to_vec(),
-            lock_args: by_reference(Mode::Plain),
-            payload: payload(v, &w),
-        })
-        .collect();
+    let cells = tests::mock_cells(&verifiers, &w, &by_reference(Mode::Plain));
     let deps = [ckb_mmr_sdk::tx::DepCell::accumulator(
         acc_type,
         w.accumulator_data(),
     )];
     let json = ckb_mmr_sdk::tx::mock_transaction_with_deps(&cells, &[], &deps);
-    let dir = std::env::temp_dir().join(format!("mmr-by-reference-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("tx.json");
-    std::fs::write(&file, serde_json::to_string(&json).unwrap()).unwrap();
+    let (dir, file) = tests::write_tx_json("mmr-by-reference", &json);
     for (i, &v) in verifiers.iter().enumerate() {
         let dbg = ckb_mmr_sdk::debugger::run_lock(&file, i).unwrap();
         assert_eq!(dbg.result, 0, "{v:?}");

@@ -5,6 +5,7 @@
 //! exactly the expected code, every code of the format among them.
 
 use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
+use tests::edited;
 use tests::exploits::leaves11;
 use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
 
@@ -169,14 +170,12 @@ fn every_flip_and_cut_rejected_with_the_same_code() {
     let mut cases: Vec<Vec<u8>> = Vec::new();
     for i in 0..payload.len() {
         for bit in [0x01u8, 0x80] {
-            let mut p = payload.clone();
-            p[i] ^= bit;
+            let p = edited(&payload, |p| p[i] ^= bit);
             cases.push(p);
         }
     }
     cases.extend((0..payload.len()).map(|cut| payload[..cut].to_vec()));
-    let mut extended = payload.clone();
-    extended.push(0x01);
+    let extended = edited(&payload, |extended| extended.push(0x01));
     cases.push(extended);
     for p in cases {
         let codes: Vec<Option<i8>> = BOTH

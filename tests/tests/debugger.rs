@@ -9,19 +9,9 @@ fn debugger_agrees_with_testtool() {
     let verifiers: Vec<Verifier> = tests::available_verifiers();
     for seed in [2u64, ckb_mmr_sdk::REFERENCE_SEED] {
         let w = Workload::from_seed(seed);
-        let cells: Vec<tx::Cell> = verifiers
-            .iter()
-            .map(|&v| tx::Cell {
-                binary: v.binary().to_vec(),
-                lock_args: w.lock_args(),
-                payload: tests::payload(v, &w),
-            })
-            .collect();
-        let dir = std::env::temp_dir().join(format!("mmr-debugger-{}-{seed}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("tx.json");
-        let json = serde_json::to_string(&tx::mock_transaction(&cells)).unwrap();
-        std::fs::write(&file, json).unwrap();
+        let cells = tests::mock_cells(&verifiers, &w, &w.lock_args());
+        let json = tx::mock_transaction(&cells);
+        let (dir, file) = tests::write_tx_json(&format!("mmr-debugger-{seed}"), &json);
         for (i, &v) in verifiers.iter().enumerate() {
             let dbg = ckb_mmr_sdk::debugger::run_lock(&file, i).unwrap();
             assert_eq!(dbg.result, 0, "{v:?} seed {seed}");

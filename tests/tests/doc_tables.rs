@@ -27,7 +27,7 @@ use doc_blocks::thousands;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use tests::owner::{owner_costs, OwnerCosts};
-use tests::{available_verifiers, honest_cycles, payload, Verifier};
+use tests::{available_verifiers, honest_cycles, Verifier};
 
 fn readme() -> PathBuf {
     tests::repo_root().join("README.md")
@@ -501,19 +501,9 @@ fn decimal(x: f64) -> String {
 fn breakdown_table() -> (String, String, String, String) {
     let w = Workload::from_seed(REFERENCE_SEED);
     let verifiers = [Verifier::Compiled, Verifier::C, Verifier::Baseline];
-    let cells: Vec<ckb_mmr_sdk::tx::Cell> = verifiers
-        .iter()
-        .map(|&v| ckb_mmr_sdk::tx::Cell {
-            binary: v.binary().to_vec(),
-            lock_args: w.lock_args(),
-            payload: payload(v, &w),
-        })
-        .collect();
-    let dir = std::env::temp_dir().join(format!("mmr-doc-profile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let tx = dir.join("tx.json");
-    let json = ckb_mmr_sdk::tx::mock_transaction(&cells);
-    std::fs::write(&tx, serde_json::to_string(&json).unwrap()).unwrap();
+    let json =
+        ckb_mmr_sdk::tx::mock_transaction(&tests::mock_cells(&verifiers, &w, &w.lock_args()));
+    let (dir, tx) = tests::write_tx_json("mmr-doc-profile", &json);
     let profiles: Vec<Profile> = verifiers
         .iter()
         .enumerate()

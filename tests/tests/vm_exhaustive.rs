@@ -8,13 +8,10 @@
 //! docs/compiled-format.md); the baseline reads its own.
 //!
 //! - Plain mode, every MMR of 1-7 leaves, every non-empty set of proved leaves: each leaf
-//!   claimed with its true value or with its neighbour's (a leaf moved to another place), and
-//!   the honest proof with something left after it (a proof item after the last one the walk
-//!   takes, the Hyperbridge class; in the baseline format also a forged leaf past the MMR),
-//!   and in version 2 every other way a payload can be malformed: a trailing byte, the last
-//!   byte cut, the values cut, a forged leaf past the MMR, another version byte, a count of
-//!   zero, an overlong varint, and the same proof in version 1. A claim is accepted iff every
-//!   value is true; every false one exits 9; each malformed payload exits its documented code.
+//!   claimed with its true value or with its neighbour's (a leaf moved to another place), the
+//!   honest proof with something left after it (the Hyperbridge class) and every malformed
+//!   version 2 payload ([`claims`], [`malformed_v2`]). A claim is accepted iff every value is
+//!   true; every false one exits 9; each malformed payload exits its documented code.
 //! - By reference (33-byte args naming the accumulator's type script, root and size from the
 //!   cell dep with that type script hash): the same claims against a dep with the true
 //!   (root, size), and for every honest proof each dep configuration the lock must refuse

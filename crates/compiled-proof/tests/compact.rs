@@ -86,8 +86,7 @@ fn every_small_proof_and_its_mutations() {
             }
             for byte in 0..payload.len() {
                 for bit in 0..8 {
-                    let mut bad = payload.clone();
-                    bad[byte] ^= 1 << bit;
+                    let bad = edited(&payload, |bad| bad[byte] ^= 1 << bit);
                     assert!(
                         verify2(&bad, &root, n).is_err(),
                         "n {n} {indexes:?} byte {byte} bit {bit}"
@@ -98,8 +97,7 @@ fn every_small_proof_and_its_mutations() {
             for cut in 0..payload.len() {
                 assert!(verify2(&payload[..cut], &root, n).is_err());
             }
-            let mut longer = payload.clone();
-            longer.push(0);
+            let longer = edited(&payload, |longer| longer.push(0));
             assert_eq!(verify2(&longer, &root, n), Err(FormatError::TrailingBytes));
         }
     }
@@ -153,8 +151,7 @@ fn each_rejection_code() {
     assert_eq!(v(&good[..4 + 63]), Err(LeavesTruncated));
     assert_eq!(v(&good[..good.len() - 1]), Err(ItemTruncated));
     assert_eq!(v(&good[..4 + 64]), Err(ItemTruncated));
-    let mut long = good.clone();
-    long.extend_from_slice(&[0; 32]);
+    let long = edited(&good, |long| long.extend_from_slice(&[0; 32]));
     assert_eq!(v(&long), Err(TrailingBytes));
     // Leaf 1 instead of 0: the first item joins on the other side.
     assert_eq!(with(&[0x02, 0x02, 0x01, 0x01]), Err(RootMismatch));

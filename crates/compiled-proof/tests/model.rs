@@ -432,8 +432,7 @@ fn mutated_honest_proofs_match_model() {
             let at = rng.gen_range(0..p.len());
             p[at] = rng.gen();
             check(&p, n);
-            let mut p = payload.clone();
-            p.truncate(rng.gen_range(0..payload.len()));
+            let p = edited(&payload, |p| p.truncate(rng.gen_range(0..payload.len())));
             check(&p, n);
         }
         // Same payload against other leaf counts.

@@ -253,38 +253,31 @@ fn leftovers() {
     assert_eq!(commands.last(), Some(&PeakProof(f.leaves[12])));
 
     // Unused proof item: after the end, or on a finished peak node.
-    let mut extra = commands.clone();
-    extra.push(Proof([1; 32]));
+    let extra = edited(&commands, |extra| extra.push(Proof([1; 32])));
     assert_eq!(at(&records, &extra), Err(TrailingBytes));
     let first_peak = commands.iter().position(|c| *c == Peak).unwrap();
-    let mut extra = commands.clone();
-    extra.insert(first_peak, Proof([1; 32]));
+    let extra = edited(&commands, |extra| extra.insert(first_peak, Proof([1; 32])));
     assert_eq!(at(&records, &extra), Err(ProofOverPeak));
 
     // Unconsumed leaf: an extra record never pushed.
-    let mut more = records.clone();
-    more.push((12, f.leaves[12]));
+    let more = edited(&records, |more| more.push((12, f.leaves[12])));
     assert_eq!(at(&more, &commands), Err(LeavesUnconsumed));
     // ... and one LEAF too many.
-    let mut extra = commands.clone();
-    extra.insert(commands.len() - 1, Leaf);
+    let extra = edited(&commands, |extra| extra.insert(commands.len() - 1, Leaf));
     assert_eq!(at(&records, &extra), Err(LeavesExhausted));
     // A LEAF before its peak's turn.
-    let mut early = commands.clone();
-    early.insert(0, Leaf);
+    let early = edited(&commands, |early| early.insert(0, Leaf));
     assert_eq!(at(&records, &early), Err(LeafOutsidePeak));
 
     // Trailing bytes of any value.
     for b in [0x00, 0x01, 0x04, 0xff] {
-        let mut p = payload.clone();
-        p.push(b);
+        let p = edited(&payload, |p| p.push(b));
         assert_eq!(verify(&p, &root, n), Err(TrailingBytes));
     }
     // Unknown commands in every command position.
     let first_cmd = 4 + 40 * records.len();
     for b in [0x00, 0x07, 0x80, 0xff] {
-        let mut p = payload.clone();
-        p[first_cmd] = b;
+        let p = edited(&payload, |p| p[first_cmd] = b);
         assert_eq!(verify(&p, &root, n), Err(UnknownCommand));
     }
     // Final stack: the last peak missing, a working node left over.
@@ -430,8 +423,7 @@ fn extreme_sizes() {
     let peaks_items: Vec<Hash> = (0..49).map(|k| [k as u8; 32]).collect();
     let mut cmds: Vec<Command> = peaks_items.iter().copied().map(PeakProof).collect();
     cmds.extend([Leaf, Peak]);
-    let mut all = peaks_items.clone();
-    all.push(leaf);
+    let all = edited(&peaks_items, |all| all.push(leaf));
     assert_eq!(run(&[(n - 1, leaf)], &cmds, &bag(&all), n), Ok(()));
     assert_eq!(
         run(&[(n, leaf)], &cmds, &bag(&all), n),
@@ -513,8 +505,7 @@ fn bit_flips_everywhere() {
         assert_eq!(verify(&payload, &root, n), Ok(()));
         for byte in 0..payload.len() {
             for bit in 0..8 {
-                let mut p = payload.clone();
-                p[byte] ^= 1 << bit;
+                let p = edited(&payload, |p| p[byte] ^= 1 << bit);
                 assert!(verify(&p, &root, n).is_err(), "n {n} byte {byte} bit {bit}");
             }
         }
@@ -524,8 +515,7 @@ fn bit_flips_everywhere() {
     let payload = f.payload(n, &indexes);
     let root = f.root(n);
     for byte in 0..payload.len() {
-        let mut p = payload.clone();
-        p[byte] ^= rng.gen_range(1..=255u8);
+        let p = edited(&payload, |p| p[byte] ^= rng.gen_range(1..=255u8));
         assert!(verify(&p, &root, n).is_err(), "byte {byte}");
     }
 }

@@ -93,8 +93,7 @@ fn spec_example() {
     use FormatError::*;
     assert_eq!(verify(&payload[..186], &root, 5), Err(ItemTruncated));
     assert_eq!(verify(&payload[..154], &root, 5), Err(PeaksIncomplete));
-    let mut longer = payload.clone();
-    longer.push(0x01);
+    let longer = edited(&payload, |longer| longer.push(0x01));
     assert_eq!(verify(&longer, &root, 5), Err(TrailingBytes));
     let mut p = payload.clone();
     p[4] = 1;
@@ -111,8 +110,7 @@ fn spec_example() {
     p[0] = 5;
     assert_eq!(verify(&p, &root, 5), Err(LeavesTruncated));
     for at in [84, 118, 152, 153, 154] {
-        let mut p = payload.clone();
-        p[at] = 0x07;
+        let p = edited(&payload, |p| p[at] = 0x07);
         assert_eq!(verify(&p, &root, 5), Err(UnknownCommand));
     }
 }
@@ -166,8 +164,7 @@ fn trailing_peak_shapes() {
     );
     // One extra item after the gen_proof form reads as "last peak, then a bag of one":
     // it compiles (as upstream parses it) and fails on the root.
-    let mut extra = gen.clone();
-    extra.push([0; 32]);
+    let extra = edited(&gen, |extra| extra.push([0; 32]));
     let payload = compile(mmr_size_of(n), &extra, &position_leaves).unwrap();
     assert_eq!(verify(&payload, &root, n), Err(FormatError::RootMismatch));
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{leaves, Blake, H};
+use common::{edited, leaves, Blake, H};
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::ring::{self, build as rb, Shape};
 use mmr_accumulator::{tag, Commitment, Error, Workspace};
@@ -127,8 +127,7 @@ fn honest_histories() {
             };
             assert_eq!(verify(k, &[], &outs, &payload), Ok(()), "K {k} creation");
             // Any order of the outputs: the head is found by its length.
-            let mut rotated = outs.clone();
-            rotated.rotate_left(usize::from(k) / 2);
+            let rotated = edited(&outs, |rotated| rotated.rotate_left(usize::from(k) / 2));
             assert_eq!(verify(k, &[], &rotated, &payload), Ok(()));
             let mut sizes = vec![c.mmr_size; usize::from(k)];
             for step in 0..2 * usize::from(k) + 3 {
@@ -154,8 +153,7 @@ fn honest_histories() {
                     .map(|s| u64::from_le_bytes(s[32..].try_into().unwrap()))
                     .collect();
                 live_sizes.sort();
-                let mut want = sizes.clone();
-                want.sort();
+                let want = edited(&sizes, |want| want.sort());
                 assert_eq!(live_sizes, want, "multiset K {k}");
                 n = m;
                 if step == 4 {
@@ -224,8 +222,7 @@ fn every_ring_code_in_order() {
 
         // -102: lengths 39, 41, the head's ± 8; two heads; no head.
         for len in [39, 41, hl - 8, hl + 8] {
-            let mut outs = f.outs.clone();
-            outs[1].resize(len, 0);
+            let outs = edited(&f.outs, |outs| outs[1].resize(len, 0));
             if len != 40 && len != hl {
                 assert_eq!(
                     ok(&f.ins, &outs, &f.payload),
@@ -233,8 +230,7 @@ fn every_ring_code_in_order() {
                     "{len}"
                 );
             }
-            let mut ins = f.ins.clone();
-            ins[0].resize(len, 0);
+            let ins = edited(&f.ins, |ins| ins[0].resize(len, 0));
             assert_eq!(
                 ok(&ins, &f.outs, &f.payload),
                 Err(Error::RingRoles),
@@ -245,44 +241,37 @@ fn every_ring_code_in_order() {
         assert_eq!(ok(&f.ins, &two_heads, &f.payload), Err(Error::RingRoles));
         let no_head = vec![f.outs[1].clone(), f.outs[1].clone()];
         assert_eq!(ok(&f.ins, &no_head, &f.payload), Err(Error::RingRoles));
-        let mut creation = f.creation.clone();
-        creation[0].truncate(40);
+        let creation = edited(&f.creation, |creation| creation[0].truncate(40));
         assert_eq!(create(&creation), Err(Error::RingRoles));
 
         // -103: a snapshot other than the oldest consumed (its size differs from older[0]).
-        let mut ins = f.ins.clone();
-        ins[1][32] ^= 1;
+        let ins = edited(&f.ins, |ins| ins[1][32] ^= 1);
         assert_eq!(ok(&ins, &f.outs, &f.payload), Err(Error::RingNotOldest));
 
         // -105: older unshifted, each slot changed; creation's copies.
-        let mut outs = f.outs.clone();
-        outs[0][40..].copy_from_slice(&f.ins[0][40..]);
+        let outs = edited(&f.outs, |outs| {
+            outs[0][40..].copy_from_slice(&f.ins[0][40..])
+        });
         assert_eq!(ok(&f.ins, &outs, &f.payload), Err(Error::RingSizesMismatch));
         for slot in 0..usize::from(k) - 1 {
-            let mut outs = f.outs.clone();
-            outs[0][40 + 8 * slot] ^= 0x10;
+            let outs = edited(&f.outs, |outs| outs[0][40 + 8 * slot] ^= 0x10);
             assert_eq!(ok(&f.ins, &outs, &f.payload), Err(Error::RingSizesMismatch));
-            let mut creation = f.creation.clone();
-            creation[0][40 + 8 * slot] ^= 0x10;
+            let creation = edited(&f.creation, |creation| creation[0][40 + 8 * slot] ^= 0x10);
             assert_eq!(create(&creation), Err(Error::RingSizesMismatch));
         }
 
         // -104: the snapshot output with another state, a flipped byte; a creation snapshot;
         // a KEEP changing any cell.
         for byte in [0, 31, 32, 39] {
-            let mut outs = f.outs.clone();
-            outs[1][byte] ^= 1;
+            let outs = edited(&f.outs, |outs| outs[1][byte] ^= 1);
             assert_eq!(ok(&f.ins, &outs, &f.payload), Err(Error::SnapshotMismatch));
-            let mut creation = f.creation.clone();
-            creation[usize::from(k)][byte] ^= 1;
+            let creation = edited(&f.creation, |creation| creation[usize::from(k)][byte] ^= 1);
             assert_eq!(create(&creation), Err(Error::SnapshotMismatch));
         }
-        let mut outs = f.outs.clone();
-        outs[1] = f.ins[1].clone();
+        let outs = edited(&f.outs, |outs| outs[1] = f.ins[1].clone());
         assert_eq!(ok(&f.ins, &outs, &f.payload), Err(Error::SnapshotMismatch));
         for cell in 0..f.whole.len() {
-            let mut outs = f.whole.clone();
-            outs[cell][7] ^= 1;
+            let outs = edited(&f.whole, |outs| outs[cell][7] ^= 1);
             assert_eq!(
                 ok(&f.whole, &outs, &[tag::KEEP]),
                 Err(Error::SnapshotMismatch)
@@ -345,16 +334,14 @@ fn every_ring_code_in_order() {
         }
         assert_eq!(ok(&f.ins, &f.outs, &[]), Err(Error::UnknownTransition));
         // A payload against another state: today's codes (the head input's state is old).
-        let mut p = f.payload.clone();
-        p[1] ^= 1;
+        let p = edited(&f.payload, |p| p[1] ^= 1);
         assert_eq!(ok(&f.ins, &f.outs, &p), Err(Error::OldRootMismatch));
         assert_eq!(
             ok(&f.whole, &f.whole, &[tag::KEEP, 0]),
             Err(Error::TransitionPayload)
         );
         // A ring code decides before a broken payload.
-        let mut ins = f.ins.clone();
-        ins[1][32] ^= 1;
+        let ins = edited(&f.ins, |ins| ins[1][32] ^= 1);
         assert_eq!(ok(&ins, &f.outs, &p), Err(Error::RingNotOldest));
     }
 }

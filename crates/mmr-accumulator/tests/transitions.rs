@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{leaves, take_merges, Blake, H};
+use common::{edited, leaves, take_merges, Blake, H};
 use mmr_accumulator::build::{self, Nodes};
 use mmr_accumulator::{
     append, create, tag, verify_ancestry, verify_creation, verify_update, Commitment, Error, Shape,
@@ -163,15 +163,12 @@ fn append_codes() {
     // A peak dropped, one added, two swapped, one replaced.
     let with_peaks = |peaks: &[H]| run(&build::append_body(peaks, &all[7..]));
     assert_eq!(with_peaks(&peaks[1..]), Err(Error::AppendTruncated));
-    let mut more = peaks.clone();
-    more.push(all[6]);
+    let more = edited(&peaks, |more| more.push(all[6]));
     // The extra peak's first bytes are read as the count (here 6): the leaves run short.
     assert_eq!(with_peaks(&more), Err(Error::AppendTruncated));
-    let mut swapped = peaks.clone();
-    swapped.swap(0, 1);
+    let swapped = edited(&peaks, |swapped| swapped.swap(0, 1));
     assert_eq!(with_peaks(&swapped), Err(Error::OldRootMismatch));
-    let mut replaced = peaks.clone();
-    replaced[2] = all[5];
+    let replaced = edited(&peaks, |replaced| replaced[2] = all[5]);
     assert_eq!(with_peaks(&replaced), Err(Error::OldRootMismatch));
     // The old size must be canonical.
     for size in [0, 2, 5, 6, MAX_MMR_SIZE + 1, u64::MAX] {
@@ -313,8 +310,9 @@ fn doc_examples() {
     };
     assert_eq!(run_e(&c7, &extend), Ok(()));
     assert_eq!(run_e(&c5, &extend), Err(Error::NewRootMismatch));
-    let mut swapped = extend.clone();
-    swapped[1..65].copy_from_slice(&[&extend[33..65], &extend[1..33]].concat());
+    let swapped = edited(&extend, |swapped| {
+        swapped[1..65].copy_from_slice(&[&extend[33..65], &extend[1..33]].concat())
+    });
     assert_eq!(run_e(&c7, &swapped), Err(Error::OldRootMismatch));
     let as_six = Commitment {
         root: c7.root,

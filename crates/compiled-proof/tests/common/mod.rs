@@ -225,3 +225,10 @@ pub fn decode(payload: &[u8]) -> (Vec<(u64, Hash)>, Vec<compiled_proof::Command>
 pub fn enc(records: &[(u64, Hash)], commands: &[compiled_proof::Command]) -> Vec<u8> {
     compiled_proof::encode(records, commands).unwrap()
 }
+
+/// A copy of `x` with `edit` applied.
+pub fn edited<T: Clone>(x: &T, edit: impl FnOnce(&mut T)) -> T {
+    let mut out = x.clone();
+    edit(&mut out);
+    out
+}

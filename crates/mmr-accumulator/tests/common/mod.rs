@@ -37,3 +37,10 @@ pub fn leaves(n: u64, tag: u8) -> Vec<H> {
         })
         .collect()
 }
+
+/// A copy of `x` with `edit` applied.
+pub fn edited<T: Clone>(x: &T, edit: impl FnOnce(&mut T)) -> T {
+    let mut out = x.clone();
+    edit(&mut out);
+    out
+}
