@@ -7,7 +7,7 @@
 use ckb_mmr_sdk::{Workload, REFERENCE_SEED};
 use tests::edited;
 use tests::exploits::leaves11;
-use tests::{honest, run, with_payload, LockInput, Outcome, Verifier};
+use tests::{run, with_payload, LockInput, Verifier};
 
 const BOTH: [Verifier; 2] = [Verifier::Compiled, Verifier::C];
 
@@ -155,10 +155,8 @@ fn honest_proofs_accepted() {
     for seed in [1, 2, 3, REFERENCE_SEED] {
         let w = Workload::from_seed(seed);
         for v in BOTH {
-            match run(v, &honest(v, &w)) {
-                Outcome::Accepted(cycles) => println!("{v:?} seed {seed}: {cycles} cycles"),
-                other => panic!("{v:?} seed {seed}: {other:?}"),
-            }
+            let cycles = tests::honest_cycles(v, &w);
+            println!("{v:?} seed {seed}: {cycles} cycles");
         }
     }
 }

@@ -388,6 +388,13 @@ struct Profile {
     proof_loop: u64,
 }
 
+impl Profile {
+    /// Merges through the kernel entry `name`.
+    fn entry(&self, name: &str) -> u64 {
+        self.kernel.iter().find(|k| k.0 == name).map_or(0, |k| k.1)
+    }
+}
+
 fn ckb_debugger(tx: &Path, index: usize, extra: &[&str]) -> String {
     let out = std::process::Command::new("ckb-debugger")
         .args(["--tx-file"])
@@ -545,13 +552,7 @@ fn breakdown_table() -> (String, String, String, String) {
         profiles
             .iter()
             .map(|p| {
-                let count = |name: &str| {
-                    p.kernel
-                        .iter()
-                        .find(|k| k.0 == name)
-                        .map_or(0, |k| k.1)
-                        .to_string()
-                };
+                let count = |name: &str| p.entry(name).to_string();
                 [
                     "mmr_merge_rv64",
                     "mmr_merge_rv64_chain",
@@ -562,14 +563,11 @@ fn breakdown_table() -> (String, String, String, String) {
             })
             .collect(),
     );
-    row(
-        "everything else".into(),
-        profiles
-            .iter()
-            .zip(&kernel)
-            .map(|(p, k)| thousands(p.total - k))
-            .collect(),
-    );
+    let else_cycles = profiles
+        .iter()
+        .zip(&kernel)
+        .map(|(p, k)| thousands(p.total - k));
+    row("everything else".into(), else_cycles.collect());
     row(
         "of which the proof loop".into(),
         vec![
@@ -642,10 +640,9 @@ fn breakdown_table() -> (String, String, String, String) {
         "Rust: more on everything else; {prose}"
     );
     assert!(bytes[0] > bytes[1], "the Rust binary larger; {prose}");
-    let entry = |p: &Profile, name: &str| p.kernel.iter().find(|k| k.0 == name).map_or(0, |k| k.1);
-    assert_eq!(entry(rust, "mmr_merge_rv64"), 0, "{prose}");
-    assert!(entry(c, "mmr_merge_rv64") > 0, "{prose}");
-    assert_eq!(entry(base, "mmr_merge_rv64"), merges[2], "{prose}");
+    assert_eq!(rust.entry("mmr_merge_rv64"), 0, "{prose}");
+    assert!(c.entry("mmr_merge_rv64") > 0, "{prose}");
+    assert_eq!(base.entry("mmr_merge_rv64"), merges[2], "{prose}");
     // The compact format's bound: at most 2% above version 1's 542,707 (Rust) and 543,954 (C).
     for (p, b, cycles, kb) in [
         (rust, bytes[0], 553_561, 12),
