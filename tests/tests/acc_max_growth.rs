@@ -18,6 +18,11 @@ use tests::Outcome;
 /// The largest leaf count an accumulator can hold: its mmr_size is exactly `MAX_MMR_SIZE`.
 const MAX_LEAVES: u64 = (1 << 49) + 1;
 
+/// An accumulator cell's data: `root || mmr_size`.
+fn cell_data(root: [u8; 32], mmr_size: u64) -> [u8; 40] {
+    Commitment { root, mmr_size }.to_bytes()
+}
+
 fn rejected(e: Error) -> Outcome {
     Outcome::Rejected(e.code())
 }
@@ -98,11 +103,8 @@ fn at_the_maximum_size_it_never_grows_again() {
         rejected(Error::SizeOverflow)
     );
     // EXTEND: no canonical size lies above 2^50, and the next MMR size is refused as a size.
-    let next = Commitment {
-        root: [0x33; 32],
-        mmr_size: mmr_size_of(MAX_LEAVES + 1),
-    };
-    for target in [next.to_bytes(), data] {
+    let next = cell_data([0x33; 32], mmr_size_of(MAX_LEAVES + 1));
+    for target in [next, data] {
         let outcome = chain.run_update(&data, &target, &build::extend_payload(&[0x33; 32]));
         let expected = if target == data {
             Error::SizesEqual
@@ -126,17 +128,9 @@ fn at_the_maximum_size_it_never_grows_again() {
 #[test]
 fn an_import_at_the_maximum_size_is_born_full() {
     let mut chain = AccumulatorChain::new();
-    let full = Commitment {
-        root: [0x77; 32],
-        mmr_size: MAX_MMR_SIZE,
-    }
-    .to_bytes();
+    let full = cell_data([0x77; 32], MAX_MMR_SIZE);
     assert!(chain.run_creation(&full, &[tag::IMPORT]).accepted());
-    let over = Commitment {
-        root: [0x77; 32],
-        mmr_size: mmr_size_of(MAX_LEAVES + 1),
-    }
-    .to_bytes();
+    let over = cell_data([0x77; 32], mmr_size_of(MAX_LEAVES + 1));
     assert_eq!(
         chain.run_creation(&over, &[tag::IMPORT]),
         rejected(Error::NewSizeInvalid)

@@ -739,11 +739,8 @@ fn locks_accept_ring_snapshots() {
             let workloads: Vec<(usize, Vec<Workload>)> = history
                 .iter()
                 .map(|&h| {
-                    let claims = [
-                        vec![0],
-                        vec![h as u64 - 1],
-                        vec![0, h as u64 / 2, h as u64 - 1],
-                    ];
+                    let n = h as u64;
+                    let claims = [vec![0], vec![n - 1], vec![0, n / 2, n - 1]];
                     let ws = claims
                         .iter()
                         .map(|c| Workload::from_leaves(&all[..h], c).unwrap())

@@ -371,6 +371,7 @@ struct Search<'a> {
 impl Search<'_> {
     fn case(&mut self, what: &dyn Fn() -> String, t: &Transition, honest: bool) {
         let got = self.subject.run(t);
+        let named = || format!("{}: {}", self.subject.name(), what());
         let r = &mut self.report;
         r.cases += 1;
         let code = got.code().unwrap_or(0);
@@ -390,11 +391,7 @@ impl Search<'_> {
             if code == 0 {
                 *r.wrongly_accepted_by_kind.entry(t.kind()).or_default() += 1;
             }
-            r.note(format!(
-                "{}: {}: {code}, core {core}",
-                self.subject.name(),
-                what()
-            ));
+            r.note(format!("{}: {code}, core {core}", named()));
         }
         if let Some(model) = t.model() {
             r.model_cases += 1;
@@ -407,11 +404,7 @@ impl Search<'_> {
             r.honest += 1;
             if code != 0 {
                 r.honest_refused += 1;
-                r.note(format!(
-                    "{}: {}: honest, refused {code}",
-                    self.subject.name(),
-                    what()
-                ));
+                r.note(format!("{}: honest, refused {code}", named()));
             }
             return;
         }
@@ -425,11 +418,7 @@ impl Search<'_> {
             Truth::Forgery => {
                 r.forgeries += 1;
                 *r.forgeries_by_kind.entry(t.kind()).or_default() += 1;
-                r.note(format!(
-                    "{}: {}: forgery accepted",
-                    self.subject.name(),
-                    what()
-                ));
+                r.note(format!("{}: forgery accepted", named()));
             }
         }
     }

@@ -376,14 +376,11 @@ fn large_transitions_cycles() {
         let (old_root, new_root) =
             mmr_accumulator::ancestry_roots::<Host>(mmr_size_of(n), mmr_size_of(m), &proof)
                 .unwrap();
-        let old = Commitment {
-            root: old_root,
-            mmr_size: mmr_size_of(n),
+        let commitment = |root, leaves| Commitment {
+            root,
+            mmr_size: mmr_size_of(leaves),
         };
-        let new = Commitment {
-            root: new_root,
-            mmr_size: mmr_size_of(m),
-        };
+        let (old, new) = (commitment(old_root, n), commitment(new_root, m));
         let payload = build::extend_payload(&proof);
         let merges = u64::from(Shape::new(n, m).unwrap().merges());
         let tx = chain.update(&old.to_bytes(), &new.to_bytes(), &payload);

@@ -93,8 +93,7 @@ fn owner_table() -> String {
     );
     for (name, r) in owner_rows() {
         rows.push_str(&format!(
-            "| {} | {} | {} | +{} | +{} |\n",
-            name,
+            "| {name} | {} | {} | +{} | +{} |\n",
             thousands(r.plain),
             thousands(r.owner),
             thousands(r.owner - r.plain),
@@ -568,25 +567,18 @@ fn breakdown_table() -> (String, String, String, String) {
         .zip(&kernel)
         .map(|(p, k)| thousands(p.total - k));
     row("everything else".into(), else_cycles.collect());
+    let (rust_loop, c_loop) = (profiles[0].proof_loop, profiles[1].proof_loop);
     row(
         "of which the proof loop".into(),
         vec![
-            format!(
-                "{} (`root_words`, `split`)",
-                thousands(profiles[0].proof_loop)
-            ),
-            format!(
-                "{} (`main`, all inlined)",
-                thousands(profiles[1].proof_loop)
-            ),
+            format!("{} (`root_words`, `split`)", thousands(rust_loop)),
+            format!("{} (`main`, all inlined)", thousands(c_loop)),
             "(upstream `MerkleProof` and our checks, inlined into one function)".into(),
         ],
     );
+    let merges0 = merges[0];
     row(
-        format!(
-            "proof loop per merge ({} merges), beyond hashing",
-            merges[0]
-        ),
+        format!("proof loop per merge ({merges0} merges), beyond hashing"),
         vec![
             decimal(profiles[0].proof_loop as f64 / merges[0] as f64),
             decimal(profiles[1].proof_loop as f64 / merges[0] as f64),
