@@ -113,10 +113,7 @@ impl AccumulatorChain {
     /// A live cell (1,000 CKB) with no type script and no data.
     pub fn plain_cell(&mut self) -> OutPoint {
         self.context.create_cell(
-            CellOutput::new_builder()
-                .capacity(1_000_000_000_000u64)
-                .lock(self.lock.clone())
-                .build(),
+            crate::output(self.lock.clone(), 1_000_000_000_000u64),
             Bytes::new(),
         )
     }

@@ -21,6 +21,14 @@ pub fn type_script(code_hash: [u8; 32], args: &[u8]) -> Script {
         .build()
 }
 
+/// An output of `capacity` shannons under `lock`, with no type script.
+pub fn output(lock: Script, capacity: u64) -> CellOutput {
+    CellOutput::new_builder()
+        .capacity(capacity)
+        .lock(lock)
+        .build()
+}
+
 /// The accumulator's type script in the by-reference tests: a type id (code hash "TYPE_ID",
 /// hash_type type). Cell deps' type scripts are not run, so any cell carrying it stands in
 /// for the accumulator.
@@ -191,20 +199,10 @@ pub fn spend(
     let lock = context
         .build_script_with_hash_type(code, ScriptHashType::Data2, args)
         .expect("script");
-    let cell = context.create_cell(
-        CellOutput::new_builder()
-            .capacity(1_000_000_000_000u64)
-            .lock(lock.clone())
-            .build(),
-        Bytes::new(),
-    );
-    let output = CellOutput::new_builder()
-        .capacity(900_000_000_000u64)
-        .lock(lock)
-        .build();
+    let cell = context.create_cell(output(lock.clone(), 1_000_000_000_000u64), Bytes::new());
     let tx = TransactionBuilder::default()
         .input(CellInput::new_builder().previous_output(cell).build())
-        .output(output)
+        .output(output(lock, 900_000_000_000u64))
         .output_data(Bytes::new().pack());
     match witness {
         Some(w) => tx.witness(w.pack()),

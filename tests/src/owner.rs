@@ -178,13 +178,9 @@ impl Chain {
 
     /// A live cell locked by `lock`, as an input.
     pub fn cell(&mut self, lock: Script, capacity: u64) -> CellInput {
-        let out_point = self.context.create_cell(
-            CellOutput::new_builder()
-                .capacity(capacity)
-                .lock(lock)
-                .build(),
-            Bytes::new(),
-        );
+        let out_point = self
+            .context
+            .create_cell(crate::output(lock, capacity), Bytes::new());
         CellInput::new_builder().previous_output(out_point).build()
     }
 
@@ -234,12 +230,7 @@ pub fn owner_mode_cycles(v: Verifier, w: &Workload) -> u64 {
     let owner_lock = chain.always_success_lock();
     let paying = |lock: Script, capacity: u64| {
         TransactionBuilder::default()
-            .output(
-                CellOutput::new_builder()
-                    .capacity(capacity)
-                    .lock(lock)
-                    .build(),
-            )
+            .output(crate::output(lock, capacity))
             .output_data(Bytes::new().pack())
     };
     let owner_alone = {

@@ -173,14 +173,18 @@ fn second_cell_minted_with_an_existing_type_id() {
     let mut chain = AccumulatorChain::new();
     let (tx, id) = chain.creation(&data, &build::create_payload(&all));
     assert!(chain.run(tx).accepted());
+    // The accumulator created from a fresh plain input under the type args `args`.
+    let mint = |chain: &mut AccumulatorChain, args: &[u8]| {
+        let cell = chain.plain_cell();
+        let t = chain.type_script(args);
+        TransactionBuilder::default()
+            .input(CellInput::new_builder().previous_output(cell).build())
+            .output(chain.output(Some(&t)))
+            .output_data(Bytes::copy_from_slice(&data).pack())
+            .witness(witness(None, Some(&build::create_payload(&all))).pack())
+    };
     // The same args again, from another first input: not this input's type id.
-    let cell = chain.plain_cell();
-    let t = chain.type_script(&id);
-    let tx = TransactionBuilder::default()
-        .input(CellInput::new_builder().previous_output(cell).build())
-        .output(chain.output(Some(&t)))
-        .output_data(Bytes::copy_from_slice(&data).pack())
-        .witness(witness(None, Some(&build::create_payload(&all))).pack());
+    let tx = mint(&mut chain, &id);
     assert_eq!(chain.run(tx), rejected(Error::TypeIdMismatch));
     // A wrong output index in the preimage.
     let cell = chain.plain_cell();
@@ -196,13 +200,7 @@ fn second_cell_minted_with_an_existing_type_id() {
         .output_data(Bytes::copy_from_slice(&data).pack())
         .witness(witness(None, Some(&build::create_payload(&all))).pack());
     assert_eq!(chain.run(tx), rejected(Error::TypeIdMismatch));
-    let cell = chain.plain_cell();
-    let t = chain.type_script(&[0u8; 31]);
-    let tx = TransactionBuilder::default()
-        .input(CellInput::new_builder().previous_output(cell).build())
-        .output(chain.output(Some(&t)))
-        .output_data(Bytes::copy_from_slice(&data).pack())
-        .witness(witness(None, Some(&build::create_payload(&all))).pack());
+    let tx = mint(&mut chain, &[0u8; 31]);
     assert_eq!(chain.run(tx), rejected(Error::ArgsLength));
 }
 

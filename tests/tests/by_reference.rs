@@ -13,7 +13,7 @@ use ckb_mmr_sdk::{Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{ScriptHashType, TransactionBuilder},
-    packed::{CellDep, CellOutput},
+    packed::CellDep,
     prelude::*,
 };
 use mmr_lock::LockError;
@@ -74,12 +74,7 @@ fn honest_owner_spend_accepted() {
         let build = |with_owner: bool| {
             let mut tx = TransactionBuilder::default()
                 .input(mmr_input.clone())
-                .output(
-                    CellOutput::new_builder()
-                        .capacity(1_000u64 * 100_000_000)
-                        .lock(owner.lock())
-                        .build(),
-                )
+                .output(tests::output(owner.lock(), 1_000u64 * 100_000_000))
                 .output_data(Bytes::new().pack())
                 .cell_dep(acc.clone())
                 .witness(mmr_witness(v, &w).pack());

@@ -7,12 +7,12 @@ use ckb_mmr_sdk::{Mode, Workload};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{DepType, ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellDep, CellInput, CellOutput},
+    packed::{CellDep, CellInput},
     prelude::*,
 };
 use mmr_lock::LockError;
 use tests::owner::{failure, owner_costs, Chain, Owner, OwnerCosts};
-use tests::{available_verifiers, mmr_witness, Verifier};
+use tests::{available_verifiers, mmr_witness, output, Verifier};
 
 const OWNER_NOT_FOUND: i8 = LockError::OwnerNotFound.code();
 
@@ -21,13 +21,6 @@ fn workload(owner: [u8; 32]) -> Workload {
     let mut leaves: Vec<[u8; 32]> = (0..11u8).map(|i| [i.wrapping_mul(29) ^ 0x5a; 32]).collect();
     leaves[4] = owner;
     Workload::from_leaves(&leaves, &[1, 4, 9]).unwrap()
-}
-
-fn output(lock: ckb_testtool::ckb_types::packed::Script, capacity: u64) -> CellOutput {
-    CellOutput::new_builder()
-        .capacity(capacity)
-        .lock(lock)
-        .build()
 }
 
 /// The MMR cell (lock args `args`, the proof of `w` in its witness) as the only input, paying

@@ -7,7 +7,7 @@ use ckb_mmr_sdk::{by_reference_args, Mode, Workload, REFERENCE_SEED};
 use ckb_testtool::ckb_types::{
     bytes::Bytes,
     core::{ScriptHashType, TransactionBuilder, TransactionView},
-    packed::{CellInput, CellOutput},
+    packed::CellInput,
     prelude::*,
 };
 use ckb_testtool::context::Context;
@@ -35,20 +35,12 @@ pub fn spend_builder(v: Verifier, args: &[u8]) -> (Context, TransactionBuilder) 
         .build_script_with_hash_type(&code, ScriptHashType::Data2, Bytes::copy_from_slice(args))
         .unwrap();
     let input = context.create_cell(
-        CellOutput::new_builder()
-            .capacity(1_000u64 * 100_000_000)
-            .lock(lock.clone())
-            .build(),
+        tests::output(lock.clone(), 1_000u64 * 100_000_000),
         Bytes::new(),
     );
     let tx = TransactionBuilder::default()
         .input(CellInput::new_builder().previous_output(input).build())
-        .output(
-            CellOutput::new_builder()
-                .capacity(900u64 * 100_000_000)
-                .lock(lock)
-                .build(),
-        )
+        .output(tests::output(lock, 900u64 * 100_000_000))
         .output_data(Bytes::new().pack());
     (context, tx)
 }

@@ -51,28 +51,22 @@ struct Cli {
 #[derive(Clone, Debug)]
 struct Counts(Vec<u64>);
 
-fn leaf_counts(s: &str) -> Result<Counts, String> {
+/// The items of `s` parsed by `parse`; `what` names an item it refuses.
+fn counts(s: &str, what: &str, parse: impl Fn(&str) -> Option<u64>) -> Result<Counts, String> {
     s.split(',')
-        .map(|c| {
-            parse_count(c)
-                .filter(|&n| n > 0)
-                .ok_or(format!("not a leaf count: {c:?}"))
-        })
+        .map(|c| parse(c).ok_or(format!("{what}: {c:?}")))
         .collect::<Result<_, _>>()
         .map(Counts)
 }
 
+fn leaf_counts(s: &str) -> Result<Counts, String> {
+    counts(s, "not a leaf count", |c| parse_count(c).filter(|&n| n > 0))
+}
+
 fn hasher_counts(s: &str) -> Result<Counts, String> {
-    s.split(',')
-        .map(|c| {
-            c.trim()
-                .parse()
-                .ok()
-                .filter(|n| (1..=4).contains(n))
-                .ok_or(format!("not a count from 1 to 4: {c:?}"))
-        })
-        .collect::<Result<_, _>>()
-        .map(Counts)
+    counts(s, "not a count from 1 to 4", |c| {
+        c.trim().parse().ok().filter(|n| (1..=4).contains(n))
+    })
 }
 
 fn positive_count(s: &str) -> Result<u64, String> {

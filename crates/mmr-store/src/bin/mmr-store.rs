@@ -195,8 +195,7 @@ fn run(command: Command) -> Res<()> {
                 "baseline" => proof.baseline_payload(),
                 _ => proof.compiled_payload()?,
             };
-            let mut args = proof.root.to_vec();
-            args.extend_from_slice(&proof.mmr_size.to_le_bytes());
+            let args = [&proof.root[..], &proof.mmr_size.to_le_bytes()].concat();
             let indexes: Vec<String> = proof.indexes().iter().map(u64::to_string).collect();
             println!("mmr_size: {}", proof.mmr_size);
             println!("leaf_count: {}", proof.leaf_count);
