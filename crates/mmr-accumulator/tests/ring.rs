@@ -19,15 +19,9 @@ fn commit(all: &[H]) -> Commitment {
 use mmr_accumulator::ring::build::cells;
 
 fn verify(k: u8, ins: &[Vec<u8>], outs: &[Vec<u8>], payload: &[u8]) -> Result<(), Error> {
-    let il = vec![LOCK; ins.len()];
-    let ol = vec![LOCK; outs.len()];
-    ring::verify_ring::<Blake>(
-        &mut Workspace::new(),
-        k,
-        &cells(ins, &il),
-        &cells(outs, &ol),
-        payload,
-    )
+    let (il, ol) = (vec![LOCK; ins.len()], vec![LOCK; outs.len()]);
+    let (ins, outs) = (cells(ins, &il), cells(outs, &ol));
+    ring::verify_ring::<Blake>(&mut Workspace::new(), k, &ins, &outs, payload)
 }
 
 /// A live ring: the head's data and the K snapshots' data, in the order the steps wrote them.

@@ -4,12 +4,15 @@
 use std::cell::RefCell;
 
 use ckb_merkle_mountain_range::{MMRStoreReadOps, MMRStoreWriteOps, MMR};
-use compiled_proof::{compile, FormatError};
+use compiled_proof::{compile, CompileError, FormatError};
 use mmr_lock::mmr::{leaf_index_to_pos, mmr_size_of};
 use rand::{Rng, RngCore};
 
 /// The reference merge (blake2b-rs) and its `Merge` impls, shared with the other crates' tests.
 pub use reference_merge::{merge, Blake, Hash};
+
+/// A payload compiler: `compile` or `compile_compact`.
+type Compiler = fn(u64, &[Hash], &[(u64, Hash)]) -> Result<Vec<u8>, CompileError>;
 
 /// Append-only node store; `&VecStore` is the MMR's store.
 #[derive(Default)]
@@ -89,24 +92,19 @@ impl Fixture {
 
     /// Upstream `gen_proof` compiled into a payload.
     pub fn payload(&self, leaf_count: u64, indexes: &[u64]) -> Vec<u8> {
-        let items = self.proof_items(leaf_count, indexes);
-        compile(
-            mmr_size_of(leaf_count),
-            &items,
-            &self.position_leaves(indexes),
-        )
-        .unwrap()
+        self.compiled(leaf_count, indexes, compile)
     }
 
     /// Upstream `gen_proof` compiled into a compact (version 2) payload.
     pub fn compact_payload(&self, leaf_count: u64, indexes: &[u64]) -> Vec<u8> {
+        self.compiled(leaf_count, indexes, compiled_proof::compile_compact)
+    }
+
+    /// Upstream `gen_proof` compiled by `compiler`.
+    fn compiled(&self, leaf_count: u64, indexes: &[u64], compiler: Compiler) -> Vec<u8> {
         let items = self.proof_items(leaf_count, indexes);
-        compiled_proof::compile_compact(
-            mmr_size_of(leaf_count),
-            &items,
-            &self.position_leaves(indexes),
-        )
-        .unwrap()
+        let leaves = self.position_leaves(indexes);
+        compiler(mmr_size_of(leaf_count), &items, &leaves).unwrap()
     }
 
     /// Upstream verification of the same statement.
