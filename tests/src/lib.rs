@@ -29,6 +29,15 @@ pub fn output(lock: Script, capacity: u64) -> CellOutput {
         .build()
 }
 
+/// `script` with `args` in place of its own.
+pub fn with_args(script: &Script, args: &[u8]) -> Script {
+    script
+        .clone()
+        .as_builder()
+        .args(Bytes::copy_from_slice(args).pack())
+        .build()
+}
+
 /// The accumulator's type script in the by-reference tests: a type id (code hash "TYPE_ID",
 /// hash_type type). Cell deps' type scripts are not run, so any cell carrying it stands in
 /// for the accumulator.

@@ -86,12 +86,7 @@ impl Ring {
 
     fn new(k: u8) -> Ring {
         let chain = AccumulatorChain::new();
-        let other_lock = chain
-            .lock
-            .clone()
-            .as_builder()
-            .args(Bytes::from(vec![1u8]).pack())
-            .build();
+        let other_lock = tests::with_args(&chain.lock, &[1]);
         Ring {
             chain,
             k,

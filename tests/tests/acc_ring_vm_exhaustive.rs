@@ -70,22 +70,12 @@ impl Vm {
         let always = &self.chain.lock;
         self.locks
             .entry(*id)
-            .or_insert_with(|| {
-                always
-                    .clone()
-                    .as_builder()
-                    .args(Bytes::copy_from_slice(id).pack())
-                    .build()
-            })
+            .or_insert_with(|| tests::with_args(always, id))
             .clone()
     }
 
     fn type_script(&self, args: &[u8]) -> Script {
-        self.template
-            .clone()
-            .as_builder()
-            .args(Bytes::copy_from_slice(args).pack())
-            .build()
+        tests::with_args(&self.template, args)
     }
 
     /// A live cell under the ring's type script.
