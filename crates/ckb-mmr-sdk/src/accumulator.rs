@@ -64,22 +64,16 @@ pub fn commitment(leaves: &[[u8; 32]]) -> Result<Commitment> {
 /// The accumulator's type script: the code cell's data hash, `data2` (the binary needs VM
 /// version 2), the type id args.
 pub fn type_script(code_hash: [u8; 32], type_id: [u8; 32]) -> packed::Script {
-    packed::Script::new_builder()
-        .code_hash(code_hash.pack())
-        .hash_type(ScriptHashType::Data2)
-        .args(Bytes::copy_from_slice(&type_id).pack())
-        .build()
+    crate::script::new(code_hash, ScriptHashType::Data2, &type_id)
 }
 
 /// The ring's type script: the accumulator's code, `data2`, args `type_id || K`.
 pub fn ring_type_script(code_hash: [u8; 32], type_id: [u8; 32], k: u8) -> packed::Script {
-    let mut args = type_id.to_vec();
-    args.push(k);
-    packed::Script::new_builder()
-        .code_hash(code_hash.pack())
-        .hash_type(ScriptHashType::Data2)
-        .args(Bytes::from(args).pack())
-        .build()
+    crate::script::new(
+        code_hash,
+        ScriptHashType::Data2,
+        &[&type_id[..], &[k]].concat(),
+    )
 }
 
 /// A live accumulator cell and the commitment it holds.
@@ -256,10 +250,7 @@ pub(crate) fn held_cells(
     wallet: &Wallet,
     code_hash: [u8; 32],
 ) -> Result<Vec<(IndexedCell, Bytes)>> {
-    let any = packed::Script::new_builder()
-        .code_hash(code_hash.pack())
-        .hash_type(ScriptHashType::Data2)
-        .build();
+    let any = crate::script::new(code_hash, ScriptHashType::Data2, &[]);
     let cells = wallet.chain.rpc.cells(&json!({
         "script": script_json(&any),
         "script_type": "type",
@@ -314,14 +305,8 @@ pub fn find_code(
             return Ok(None);
         };
         let data_hash = ckb_hash::blake2b_256(&data);
-        Ok((data_hash == code_hash).then_some(Deployment {
-            out_point: op,
-            output,
-            data_hash,
-            code: CodeRef::Data2 { data_hash },
-            created: false,
-            fee: 0,
-        }))
+        let code = CodeRef::Data2 { data_hash };
+        Ok((data_hash == code_hash).then(|| Deployment::found(op, output, data_hash, code)))
     };
     if let Some(op) = given {
         let text = crate::out_point_text(&op);
@@ -458,20 +443,13 @@ pub fn complete(wallet: &Wallet, draft: Draft) -> Result<Built> {
 
 /// The accumulator cell a committed creation or update left at output 0.
 pub fn after(acc_code_hash: [u8; 32], built: &Built) -> Result<Accumulator> {
-    let raw = built.tx.raw();
     let none = || Error::NotFound("an accumulator with type id args at output 0".into());
-    let output = raw.outputs().get(0).ok_or_else(none)?;
-    let data = raw.outputs_data().get(0).ok_or_else(none)?.raw_data();
-    let type_id: [u8; 32] = output
-        .type_()
-        .to_opt()
+    let cell = IndexedCell::of_output(&built.tx, built.tx.calc_tx_hash(), 0)
+        .filter(|c| c.data.is_some())
+        .ok_or_else(none)?;
+    let type_id: [u8; 32] = (cell.output.type_().to_opt())
         .and_then(|t| t.args().raw_data()[..].try_into().ok())
         .ok_or_else(none)?;
-    let cell = IndexedCell {
-        out_point: packed::OutPoint::new(built.tx.calc_tx_hash(), 0),
-        output,
-        data: Some(data.to_vec()),
-    };
     parse(cell, acc_code_hash, type_id)
 }
 

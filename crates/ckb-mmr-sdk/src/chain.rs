@@ -54,12 +54,7 @@ impl Chain {
         }
         let dep_group_tx = txs.get(1).ok_or_else(|| bad("the dep group transaction"))?;
         let sighash_dep = packed::CellDep::new_builder()
-            .out_point(
-                packed::OutPoint::new_builder()
-                    .tx_hash(dep_group_tx.hash.pack())
-                    .index(0u32)
-                    .build(),
-            )
+            .out_point(packed::OutPoint::new(dep_group_tx.hash.pack(), 0))
             .dep_type(DepType::DepGroup)
             .build();
         Ok(Chain {

@@ -75,11 +75,11 @@ pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
             header: None,
         });
     }
-    let code_dep = |out_point: packed::OutPoint, dep_type: DepType| {
-        packed::CellDep::new_builder()
-            .out_point(out_point)
-            .dep_type(dep_type)
-            .build()
+    let mock_dep = |cell_dep, output, data: Vec<u8>| MockCellDep {
+        cell_dep,
+        output,
+        data: data.into(),
+        header: None,
     };
     for dep in raw.cell_deps() {
         let (output, data) = resolver.cell(&dep.out_point())?;
@@ -91,20 +91,14 @@ pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
             })?;
             for member in members {
                 let (o, d) = resolver.cell(&member)?;
-                info.cell_deps.push(MockCellDep {
-                    cell_dep: code_dep(member, DepType::Code),
-                    output: o,
-                    data: d.into(),
-                    header: None,
-                });
+                let member_dep = packed::CellDep::new_builder()
+                    .out_point(member)
+                    .dep_type(DepType::Code)
+                    .build();
+                info.cell_deps.push(mock_dep(member_dep, o, d));
             }
         }
-        info.cell_deps.push(MockCellDep {
-            cell_dep: dep,
-            output,
-            data: data.into(),
-            header: None,
-        });
+        info.cell_deps.push(mock_dep(dep, output, data));
     }
     for hash in raw.header_deps() {
         let h: H256 = hash.unpack();
@@ -219,21 +213,18 @@ pub fn script_groups(mock: &Value) -> Vec<Group> {
             builtin,
         });
     };
-    let inputs = mock
-        .pointer("/mock_info/inputs")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let array = |pointer| {
+        (mock.pointer(pointer).and_then(Value::as_array))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let inputs = array("/mock_info/inputs");
     for (i, input) in inputs.iter().enumerate() {
         if let Some(s) = script(&input["output"]["lock"]) {
             add("lock", "input", i, s);
         }
     }
-    let outputs = mock
-        .pointer("/tx/outputs")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let outputs = array("/tx/outputs");
     let types = inputs
         .iter()
         .map(|c| ("input", &c["output"]["type"]))

@@ -34,11 +34,7 @@ impl CodeRef {
 
     /// The lock script for a cell with `args`.
     pub fn lock(&self, args: &[u8]) -> packed::Script {
-        packed::Script::new_builder()
-            .code_hash(self.code_hash().pack())
-            .hash_type(self.hash_type())
-            .args(Bytes::copy_from_slice(args).pack())
-            .build()
+        crate::script::new(self.code_hash(), self.hash_type(), args)
     }
 
     pub fn kind(&self) -> &'static str {
@@ -63,17 +59,28 @@ pub struct Deployment {
 }
 
 impl Deployment {
-    /// A `data2` code cell of this data hash at a default out point: the drafts' tests.
-    #[cfg(test)]
-    pub(crate) fn fake_data2(data_hash: [u8; 32]) -> Deployment {
+    /// A live code cell that was found, not created (no fee paid).
+    pub(crate) fn found(
+        out_point: packed::OutPoint,
+        output: packed::CellOutput,
+        data_hash: [u8; 32],
+        code: CodeRef,
+    ) -> Deployment {
         Deployment {
-            out_point: packed::OutPoint::default(),
-            output: packed::CellOutput::default(),
+            out_point,
+            output,
             data_hash,
-            code: CodeRef::Data2 { data_hash },
+            code,
             created: false,
             fee: 0,
         }
+    }
+
+    /// A `data2` code cell of this data hash at a default out point: the drafts' tests.
+    #[cfg(test)]
+    pub(crate) fn fake_data2(data_hash: [u8; 32]) -> Deployment {
+        let code = CodeRef::Data2 { data_hash };
+        Deployment::found(Default::default(), Default::default(), data_hash, code)
     }
 
     pub fn cell_dep(&self) -> packed::CellDep {
@@ -131,15 +138,13 @@ pub struct DeploymentRow {
 }
 
 pub fn read_binary(path: &str) -> Result<Vec<u8>> {
-    let bytes = std::fs::read(path).map_err(|e| Error::File {
+    let error = |reason: String| Error::File {
         path: path.to_string(),
-        reason: e.to_string(),
-    })?;
+        reason,
+    };
+    let bytes = std::fs::read(path).map_err(|e| error(e.to_string()))?;
     if bytes.is_empty() {
-        return Err(Error::File {
-            path: path.to_string(),
-            reason: "the file is empty".into(),
-        });
+        return Err(error("the file is empty".into()));
     }
     Ok(bytes)
 }
@@ -175,14 +180,12 @@ pub fn find_own(wallet: &Wallet, binary: &[u8], type_id: bool) -> Result<Option<
             (None, false, true) => CodeRef::Data2 { data_hash },
             _ => continue,
         };
-        return Ok(Some(Deployment {
-            out_point: cell.out_point,
-            output: cell.output,
+        return Ok(Some(Deployment::found(
+            cell.out_point,
+            cell.output,
             data_hash,
             code,
-            created: false,
-            fee: 0,
-        }));
+        )));
     }
     Ok(None)
 }
@@ -215,13 +218,11 @@ pub fn deploy(wallet: &Wallet, binary: &[u8], type_id: bool) -> Result<Deploymen
         Some(args) => CodeRef::TypeId { args },
         None => CodeRef::Data2 { data_hash },
     };
+    let out_point = packed::OutPoint::new(hash.pack(), 0);
     Ok(Deployment {
-        out_point: packed::OutPoint::new(hash.pack(), 0),
-        output,
-        data_hash,
-        code,
         created: true,
         fee: built.fee,
+        ..Deployment::found(out_point, output, data_hash, code)
     })
 }
 
@@ -240,14 +241,12 @@ pub fn find_type_id(wallet: &Wallet, args: [u8; 32]) -> Result<Deployment> {
             crate::hex(&args)
         )));
     };
-    Ok(Deployment {
-        out_point: cell.out_point.clone(),
-        output: cell.output.clone(),
-        data_hash: ckb_hash::blake2b_256(cell.data.as_deref().unwrap_or_default()),
-        code: CodeRef::TypeId { args },
-        created: false,
-        fee: 0,
-    })
+    Ok(Deployment::found(
+        cell.out_point.clone(),
+        cell.output.clone(),
+        ckb_hash::blake2b_256(cell.data.as_deref().unwrap_or_default()),
+        CodeRef::TypeId { args },
+    ))
 }
 
 /// A data2 deployment at a known out point, checked to hold `binary`.
@@ -269,14 +268,8 @@ pub fn at_out_point(
             crate::out_point_text(&out_point)
         )));
     }
-    Ok(Deployment {
-        out_point,
-        output,
-        data_hash,
-        code: CodeRef::Data2 { data_hash },
-        created: false,
-        fee: 0,
-    })
+    let code = CodeRef::Data2 { data_hash };
+    Ok(Deployment::found(out_point, output, data_hash, code))
 }
 
 /// Replaces the code of the type id deployment `args` with `binary`: the code cell is spent
@@ -314,12 +307,12 @@ pub fn upgrade(wallet: &Wallet, args: [u8; 32], binary: &[u8]) -> Result<Deploym
         binary.len()
     ));
     let hash = wallet.chain.send_and_commit(&built.tx)?;
+    let output = built.tx.raw().outputs().get(0).expect("the code cell");
+    let data_hash = ckb_hash::blake2b_256(binary);
+    let out_point = packed::OutPoint::new(hash.pack(), 0);
     Ok(Deployment {
-        out_point: packed::OutPoint::new(hash.pack(), 0),
-        output: built.tx.raw().outputs().get(0).expect("the code cell"),
-        data_hash: ckb_hash::blake2b_256(binary),
-        code: CodeRef::TypeId { args },
         created: true,
         fee: built.fee,
+        ..Deployment::found(out_point, output, data_hash, CodeRef::TypeId { args })
     })
 }

@@ -3,9 +3,8 @@
 //! lock args only, and errors about a key file never quote the file.
 
 use crate::error::{Error, Result};
-use crate::script::SECP256K1_BLAKE160_CODE_HASH;
 use ckb_crypto::secp::Privkey;
-use ckb_types::{bytes::Bytes, core::ScriptHashType, packed, prelude::*, H256};
+use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
 use std::fmt;
 
 /// Genesis key of the dev chain spec bundled with the node (`specs/dev.toml`), issued 20
@@ -71,11 +70,7 @@ impl Key {
 
     /// The key's default lock: secp256k1_blake160_sighash_all, `hash_type` type.
     pub fn lock(&self) -> packed::Script {
-        packed::Script::new_builder()
-            .code_hash(SECP256K1_BLAKE160_CODE_HASH.pack())
-            .hash_type(ScriptHashType::Type)
-            .args(Bytes::copy_from_slice(&self.blake160).pack())
-            .build()
+        crate::script::secp256k1_blake160(self.blake160)
     }
 
     /// The lock hash an owner-mode leaf names.

@@ -162,10 +162,7 @@ pub fn out_point_text(op: &packed::OutPoint) -> String {
 pub fn parse_out_point(s: &str) -> Result<packed::OutPoint> {
     let bad = || Error::Usage(format!("an out point is 0xTXHASH:INDEX, got {s:?}"));
     let (hash, index) = s.split_once(':').ok_or_else(bad)?;
-    let hash: [u8; 32] = crate::parse_hex(hash)
-        .ok()
-        .and_then(|b| b.try_into().ok())
-        .ok_or_else(bad)?;
+    let hash = parse_hash("the tx hash", hash).map_err(|_| bad())?;
     let index: u32 = index.parse().map_err(|_| bad())?;
     Ok(packed::OutPoint::new(hash.pack(), index))
 }
@@ -244,7 +241,7 @@ mod input_errors {
             String::new(),
             ":".into(),
             "0x00:1".into(),
-            format!("{hash}"),
+            hash.clone(),
             format!("{hash}:-1"),
             format!("{hash}:4294967296"),
             format!("{hash}:1:2"),

@@ -17,22 +17,14 @@ pub const DEFAULT_CELL_CAPACITY: u64 = 100 * SHANNONS_PER_CKB;
 
 /// The leaves of a leaves file (docs/usage.md: one 32-byte leaf per line as hex).
 pub fn read_leaves(path: &str) -> Result<Vec<[u8; 32]>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Leaves {
+    let error = |reason: String| Error::Leaves {
         path: path.to_string(),
-        reason: e.to_string(),
-    })?;
-    let leaves = crate::parse_leaves(&text).map_err(|e| match e {
-        Error::Leaves { reason, .. } => Error::Leaves {
-            path: path.to_string(),
-            reason,
-        },
-        other => other,
-    })?;
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+    let leaves = mmr_store::parse_leaves(&text).map_err(|e| error(e.to_string()))?;
     if leaves.is_empty() {
-        return Err(Error::Leaves {
-            path: path.to_string(),
-            reason: "no leaves".into(),
-        });
+        return Err(error("no leaves".into()));
     }
     Ok(leaves)
 }

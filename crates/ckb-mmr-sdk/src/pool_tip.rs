@@ -103,22 +103,12 @@ pub fn follow(committed: Accumulator, pooled: &[(H256, packed::Transaction)]) ->
             commitment,
         } = read_step(hash.clone(), tx, &type_script, Some(&prev))?;
         let i: u32 = out_point.index().unpack();
-        let output = tx
-            .raw()
-            .outputs()
-            .get(i as usize)
-            .expect("read_step found it");
-        let data = tx
-            .raw()
-            .outputs_data()
-            .get(i as usize)
-            .map(|d| d.raw_data());
-        let cell = IndexedCell {
-            out_point,
-            output,
-            data: Some(data.unwrap_or_default().to_vec()),
-        };
-        tip = accumulator::parse(cell, tip.code_hash, tip.type_id)?;
+        let cell = IndexedCell::of_output(tx, out_point.tx_hash(), i as usize);
+        tip = accumulator::parse(
+            cell.expect("read_step found it"),
+            tip.code_hash,
+            tip.type_id,
+        )?;
         updates.push(PooledUpdate {
             hash,
             tag,
@@ -276,12 +266,7 @@ mod tests {
     }
 
     fn next(tx: &packed::Transaction, acc: &Accumulator) -> Accumulator {
-        let raw = tx.raw();
-        let cell = IndexedCell {
-            out_point: packed::OutPoint::new(tx.calc_tx_hash(), 0),
-            output: raw.outputs().get(0).unwrap(),
-            data: Some(raw.outputs_data().get(0).unwrap().raw_data().to_vec()),
-        };
+        let cell = IndexedCell::of_output(tx, tx.calc_tx_hash(), 0).unwrap();
         accumulator::parse(cell, acc.code_hash, acc.type_id).unwrap()
     }
 

@@ -267,13 +267,10 @@ impl Ring {
     /// the last, since [`Ring::oldest`] takes the first, so the spend's dep is the tie the
     /// K-th append consumes, not the first.
     pub fn newest(&self) -> &Accumulator {
-        let mut best = &self.snapshots[0];
-        for s in &self.snapshots[1..] {
-            if s.commitment.mmr_size >= best.commitment.mmr_size {
-                best = s;
-            }
-        }
-        best
+        // max_by_key keeps the last of equal maxima.
+        (self.snapshots.iter())
+            .max_by_key(|s| s.commitment.mmr_size)
+            .expect("a ring has K snapshots")
     }
 
     /// The snapshot the next append consumes: the one whose size is the head's `older[0]`.
@@ -330,11 +327,7 @@ fn ring_outputs(tx: &packed::Transaction, script: &packed::Script) -> Vec<Indexe
         .filter(|(_, o)| {
             o.type_().to_opt().map(|t| t.as_slice().to_vec()) == Some(script.as_slice().to_vec())
         })
-        .map(|(i, output)| IndexedCell {
-            out_point: packed::OutPoint::new(hash.clone(), i as u32),
-            output,
-            data: raw.outputs_data().get(i).map(|d| d.raw_data().to_vec()),
-        })
+        .filter_map(|(i, _)| IndexedCell::of_output(tx, hash.clone(), i))
         .collect()
 }
 

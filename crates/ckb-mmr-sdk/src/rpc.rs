@@ -59,6 +59,23 @@ pub enum CallError {
     Other(Error),
 }
 
+impl CallError {
+    fn into_error(self, method: &str) -> Error {
+        match self {
+            CallError::Node(n) => n.into_error(method),
+            CallError::Other(e) => e,
+        }
+    }
+}
+
+/// The node answered `method` with something other than the `what` it should have.
+fn unexpected(method: &str, what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Rpc {
+        method: method.to_string(),
+        message: format!("unexpected {what}: {e}"),
+    }
+}
+
 impl Rpc {
     pub fn new(url: &str) -> Result<Rpc> {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -127,19 +144,24 @@ impl Rpc {
     }
 
     pub fn call(&self, method: &str, params: Value) -> Result<Value> {
-        self.try_call(method, params).map_err(|e| match e {
-            CallError::Node(n) => n.into_error(method),
-            CallError::Other(e) => e,
-        })
+        self.try_call(method, params)
+            .map_err(|e| e.into_error(method))
     }
 
     /// A call whose result deserialises into `T`.
     pub fn typed<T: serde::de::DeserializeOwned>(&self, method: &str, params: Value) -> Result<T> {
-        let value = self.call(method, params)?;
-        serde_json::from_value(value).map_err(|e| Error::Rpc {
-            method: method.to_string(),
-            message: format!("unexpected result: {e}"),
-        })
+        self.try_typed(method, params)
+            .map_err(|e| e.into_error(method))
+    }
+
+    /// [`Rpc::typed`], keeping the node's error object apart from other failures.
+    fn try_typed<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> std::result::Result<T, CallError> {
+        let value = self.try_call(method, params)?;
+        serde_json::from_value(value).map_err(|e| CallError::Other(unexpected(method, "result", e)))
     }
 
     pub fn chain_name(&self) -> Result<String> {
@@ -173,18 +195,13 @@ impl Rpc {
         if status == "unknown" {
             return Ok(None);
         }
-        let tx = match value.get("transaction").filter(|t| !t.is_null()) {
-            Some(t) => Some(
-                serde_json::from_value::<json::TransactionView>(t.clone())
-                    .map_err(|e| Error::Rpc {
-                        method: "get_transaction".into(),
-                        message: format!("unexpected transaction: {e}"),
-                    })?
-                    .inner
-                    .into(),
-            ),
-            None => None,
-        };
+        let tx = value
+            .get("transaction")
+            .filter(|t| !t.is_null())
+            .map(|t| serde_json::from_value::<json::TransactionView>(t.clone()))
+            .transpose()
+            .map_err(|e| unexpected("get_transaction", "transaction", e))?
+            .map(|t| t.inner.into());
         let cycles = value
             .get("cycles")
             .and_then(|c| serde_json::from_value::<json::Uint64>(c.clone()).ok())
@@ -230,11 +247,8 @@ impl Rpc {
         if value.get("status").and_then(Value::as_str) != Some("live") {
             return Ok(None);
         }
-        let cell: json::CellInfo =
-            serde_json::from_value(value["cell"].clone()).map_err(|e| Error::Rpc {
-                method: "get_live_cell".into(),
-                message: format!("unexpected cell: {e}"),
-            })?;
+        let cell: json::CellInfo = serde_json::from_value(value["cell"].clone())
+            .map_err(|e| unexpected("get_live_cell", "cell", e))?;
         let data = cell
             .data
             .map(|d| d.content.into_bytes().to_vec())
@@ -255,13 +269,7 @@ impl Rpc {
         tx: &packed::Transaction,
     ) -> std::result::Result<H256, CallError> {
         let tx: json::Transaction = tx.clone().into();
-        let value = self.try_call("send_transaction", json!([tx, "passthrough"]))?;
-        serde_json::from_value(value).map_err(|e| {
-            CallError::Other(Error::Rpc {
-                method: "send_transaction".into(),
-                message: format!("unexpected result: {e}"),
-            })
-        })
+        self.try_typed("send_transaction", json!([tx, "passthrough"]))
     }
 
     /// The cycles the node's script verification spends on `tx` (nothing is pooled).
@@ -273,13 +281,7 @@ impl Rpc {
 
     /// Mines one block on a dev chain (`IntegrationTest` module).
     pub fn generate_block(&self) -> std::result::Result<H256, CallError> {
-        let value = self.try_call("generate_block", json!([]))?;
-        serde_json::from_value(value).map_err(|e| {
-            CallError::Other(Error::Rpc {
-                method: "generate_block".into(),
-                message: format!("unexpected result: {e}"),
-            })
-        })
+        self.try_typed("generate_block", json!([]))
     }
 
     /// One page of the indexer's live cells for `search_key` (JSON as the RPC takes it).
@@ -305,24 +307,19 @@ impl Rpc {
                 let output: json::CellOutput = serde_json::from_value(object["output"].clone())?;
                 let out_point: json::OutPoint =
                     serde_json::from_value(object["out_point"].clone())?;
-                let data = match object.get("output_data").filter(|d| !d.is_null()) {
-                    Some(d) => Some(
-                        serde_json::from_value::<json::JsonBytes>(d.clone())?
-                            .into_bytes()
-                            .to_vec(),
-                    ),
-                    None => None,
-                };
+                let data = object
+                    .get("output_data")
+                    .filter(|d| !d.is_null())
+                    .map(|d| serde_json::from_value::<json::JsonBytes>(d.clone()))
+                    .transpose()?
+                    .map(|d| d.into_bytes().to_vec());
                 Ok(IndexedCell {
                     out_point: out_point.into(),
                     output: output.into(),
                     data,
                 })
             };
-            cells.push(parse().map_err(|e| Error::Rpc {
-                method: "get_cells".into(),
-                message: format!("unexpected cell: {e}"),
-            })?);
+            cells.push(parse().map_err(|e| unexpected("get_cells", "cell", e))?);
         }
         Ok((cells, cursor))
     }
@@ -410,6 +407,20 @@ pub struct IndexedCell {
 impl IndexedCell {
     pub fn capacity(&self) -> u64 {
         self.output.capacity().unpack()
+    }
+
+    /// Output `index` of `tx`, whose hash is `tx_hash`, with its data if `tx` has it.
+    pub(crate) fn of_output(
+        tx: &packed::Transaction,
+        tx_hash: packed::Byte32,
+        index: usize,
+    ) -> Option<IndexedCell> {
+        let raw = tx.raw();
+        Some(IndexedCell {
+            out_point: packed::OutPoint::new(tx_hash, index as u32),
+            output: raw.outputs().get(index)?,
+            data: raw.outputs_data().get(index).map(|d| d.raw_data().to_vec()),
+        })
     }
 }
 

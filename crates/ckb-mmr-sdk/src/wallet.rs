@@ -10,12 +10,7 @@ use crate::chain::Chain;
 use crate::error::{Error, Result};
 use crate::key::Key;
 use crate::rpc::IndexedCell;
-use ckb_types::{
-    bytes::Bytes,
-    core::{Capacity, ScriptHashType},
-    packed,
-    prelude::*,
-};
+use ckb_types::{bytes::Bytes, core::Capacity, packed, prelude::*};
 use serde_json::{json, Value};
 
 pub const SHANNONS_PER_CKB: u64 = 100_000_000;
@@ -97,26 +92,16 @@ pub fn exact_output(
 
 /// The type id script with `args` (RFC 0022).
 pub fn type_id_script(args: [u8; 32]) -> packed::Script {
-    packed::Script::new_builder()
-        .code_hash(TYPE_ID_CODE_HASH.pack())
-        .hash_type(ScriptHashType::Type)
-        .args(Bytes::copy_from_slice(&args).pack())
-        .build()
+    crate::script::type_id(args)
 }
 
 /// `"TYPE_ID"` right-aligned in 32 bytes: the built-in type id script's code hash.
-pub const TYPE_ID_CODE_HASH: [u8; 32] =
-    *b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0TYPE_ID";
+pub use crate::script::TYPE_ID_CODE_HASH;
 
 /// Type id args for the output at `index` of a transaction whose first input is `first`:
 /// blake2b(first input || index as u64 LE).
 pub fn type_id_args(first: &packed::CellInput, index: u64) -> [u8; 32] {
-    let mut hasher = ckb_hash::new_blake2b();
-    hasher.update(first.as_slice());
-    hasher.update(&index.to_le_bytes());
-    let mut out = [0u8; 32];
-    hasher.finalize(&mut out);
-    out
+    ckb_hash::blake2b_256([first.as_slice(), &index.to_le_bytes()].concat())
 }
 
 impl<'a> Wallet<'a> {
@@ -271,9 +256,7 @@ impl<'a> Wallet<'a> {
             let before = outputs[n].type_().to_opt();
             let script = before.clone().unwrap_or_else(|| type_id_script([0; 32]));
             let mut filled = script.args().raw_data().to_vec();
-            if filled.len() < 32 {
-                filled.resize(32, 0);
-            }
+            filled.resize(filled.len().max(32), 0);
             filled[..32].copy_from_slice(&args);
             let type_ = script.as_builder().args(Bytes::from(filled).pack()).build();
             for (i, out) in outputs.iter_mut().enumerate() {

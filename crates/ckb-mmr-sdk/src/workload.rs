@@ -89,19 +89,20 @@ impl Workload {
     /// in 1000..3000, proved count in 1..100, each leaf's 32 bytes, then a shuffle of the
     /// leaf positions of which the first k, sorted, are proved.
     pub fn from_seed(seed: u64) -> Workload {
-        let (leaves, indexes) = seeded_leaves(seed);
-        let mut w = Workload::from_leaves(&leaves, &indexes).expect("seeded workloads are valid");
-        w.seed = Some(seed);
-        w
+        Workload::seeded(seed, None)
     }
 
     /// The workload of `seed` for owner mode: the same MMR shape and proved positions, with
     /// the value of the first proved leaf (the smallest proved index) replaced by
     /// `owner_lock_hash`, so the root changes but the proof's work does not.
     pub fn from_seed_with_owner(seed: u64, owner_lock_hash: [u8; 32]) -> Workload {
+        Workload::seeded(seed, Some(owner_lock_hash))
+    }
+
+    fn seeded(seed: u64, owner_lock_hash: Option<[u8; 32]>) -> Workload {
         let (mut leaves, indexes) = seeded_leaves(seed);
-        if let Some(&first) = indexes.iter().min() {
-            leaves[first as usize] = owner_lock_hash;
+        if let (Some(owner), Some(&first)) = (owner_lock_hash, indexes.iter().min()) {
+            leaves[first as usize] = owner;
         }
         let mut w = Workload::from_leaves(&leaves, &indexes).expect("seeded workloads are valid");
         w.seed = Some(seed);
@@ -139,17 +140,15 @@ impl Workload {
         }
         let store = MemStore::default();
         let mut mmr = MMR::<[u8; 32], ReferenceMerge, _>::new(0, &store);
-        let mut positions = Vec::with_capacity(leaves.len());
-        for leaf in leaves {
-            positions.push(mmr.push(*leaf).map_err(WorkloadError::Mmr)?);
-        }
-        let mut proved = Vec::with_capacity(indexes.len());
-        for &i in indexes {
-            let leaf = leaves
-                .get(i as usize)
-                .ok_or(WorkloadError::IndexOutOfRange(i))?;
-            proved.push((positions[i as usize], *leaf));
-        }
+        let positions = (leaves.iter().map(|leaf| mmr.push(*leaf)))
+            .collect::<Result<Vec<u64>, _>>()
+            .map_err(WorkloadError::Mmr)?;
+        let mut proved = (indexes.iter())
+            .map(|&i| match leaves.get(i as usize) {
+                Some(leaf) => Ok((positions[i as usize], *leaf)),
+                None => Err(WorkloadError::IndexOutOfRange(i)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         proved.sort();
         proved.dedup();
         let proof = mmr
@@ -261,22 +260,27 @@ pub enum Format {
     CompiledV1,
 }
 
+/// The formats by name.
+const FORMAT_NAMES: [(Format, &str); 3] = [
+    (Format::Baseline, "baseline"),
+    (Format::Compiled, "compiled"),
+    (Format::CompiledV1, "compiled-v1"),
+];
+
 impl Format {
     pub fn from_name(name: &str) -> Option<Format> {
-        match name {
-            "baseline" => Some(Format::Baseline),
-            "compiled" => Some(Format::Compiled),
-            "compiled-v1" => Some(Format::CompiledV1),
-            _ => None,
-        }
+        FORMAT_NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(f, _)| *f)
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Baseline => "baseline",
-            Format::Compiled => "compiled",
-            Format::CompiledV1 => "compiled-v1",
-        }
+        FORMAT_NAMES
+            .iter()
+            .find(|(f, _)| *f == self)
+            .expect("every format")
+            .1
     }
 }
 
@@ -326,10 +330,6 @@ pub fn witness_args_with_lock(lock: &[u8]) -> Vec<u8> {
 }
 
 pub fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + bytes.len() * 2);
-    s.push_str("0x");
-    for b in bytes {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+    let digits: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("0x{digits}")
 }

@@ -42,7 +42,7 @@ fn word(x: u64) -> [u8; 32] {
     w
 }
 
-fn leaves(leaf_seed: u64, count: u64) -> Vec<[u8; 32]> {
+pub fn leaves(leaf_seed: u64, count: u64) -> Vec<[u8; 32]> {
     (0..count)
         .map(|i| ckb_hash(&[&word(leaf_seed), &word(i)]))
         .collect()

@@ -226,17 +226,19 @@ fn example_accumulator_type() -> Script {
     script::type_id([0xac; 32])
 }
 
+/// Owner mode when there is an owner.
+fn mode(owner: bool) -> Mode {
+    if owner {
+        Mode::Owner
+    } else {
+        Mode::Plain
+    }
+}
+
 /// The journey's CLI: seeded workload, one input per verifier binary.
-fn run(a: &JourneyArgs) -> Result<(), String> {
-    let owner = a
-        .owner_lock
-        .as_deref()
-        .map(script::parse)
-        .transpose()
-        .map_err(|e| e.to_string())?;
-    let by_reference = a.by_reference;
+fn run(a: &JourneyArgs) -> Result<(), Failure> {
+    let owner = a.owner_lock.as_deref().map(script::parse).transpose()?;
     let out = a.out.as_deref().expect("clap requires OUT.json");
-    let binaries = &a.binaries;
     let seed = seed()?;
     println!("Seed: {seed}");
     let w = match &owner {
@@ -250,22 +252,18 @@ fn run(a: &JourneyArgs) -> Result<(), String> {
     );
     println!("MMR size: {}", w.mmr_size);
     println!("MMR root: {}", hex(&w.root));
-    let mode = if owner.is_some() {
-        Mode::Owner
-    } else {
-        Mode::Plain
-    };
-    let accumulator = by_reference.then(example_accumulator_type);
+    let mode = mode(owner.is_some());
+    let accumulator = a.by_reference.then(example_accumulator_type);
     let lock_args = match &accumulator {
-        Some(type_script) => ckb_mmr_sdk::by_reference_args(&script::hash(&type_script), mode),
+        Some(type_script) => ckb_mmr_sdk::by_reference_args(&script::hash(type_script), mode),
         None => w.lock_args_for(mode),
     };
     let mut cells = Vec::new();
-    for (path, format) in binaries.iter().zip(SLOTS) {
+    for (path, format) in a.binaries.iter().zip(SLOTS) {
         cells.push(tx::Cell {
             binary: read_binary(path)?,
             lock_args: lock_args.clone(),
-            payload: w.payload(format).map_err(|e| e.to_string())?,
+            payload: w.payload(format)?,
         });
     }
     let deps: Vec<DepCell> = accumulator
@@ -294,7 +292,10 @@ fn run(a: &JourneyArgs) -> Result<(), String> {
         w.proof_items.len() * 32,
         w.baseline_payload().len()
     );
-    write_json(out, &tx::mock_transaction_with_deps(&cells, &owners, &deps))
+    Ok(write_json(
+        out,
+        &tx::mock_transaction_with_deps(&cells, &owners, &deps),
+    )?)
 }
 
 /// An error and its exit code: 2, or the store's own code for an error of `--store`.
@@ -306,12 +307,6 @@ struct Failure {
 impl From<String> for Failure {
     fn from(message: String) -> Failure {
         Failure { code: 2, message }
-    }
-}
-
-impl From<&str> for Failure {
-    fn from(message: &str) -> Failure {
-        Failure::from(message.to_string())
     }
 }
 
@@ -344,29 +339,24 @@ fn prove(a: &ProveArgs) -> Result<(), Failure> {
         .iter()
         .map(|s| script::parse(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let mode = if a.owner || !owners.is_empty() {
-        Mode::Owner
-    } else {
-        Mode::Plain
-    };
+    let mode = mode(a.owner || !owners.is_empty());
     let format = a.format;
-    let (leaves_file, store_dir, size) = (a.leaves.clone(), a.store.clone(), a.size);
-    let w = match (leaves_file, store_dir) {
+    let w = match (&a.leaves, &a.store) {
         (Some(leaves_file), None) => {
             let text = if leaves_file == "-" {
                 std::io::read_to_string(std::io::stdin())
                     .map_err(|e| format!("reading stdin: {e}"))?
             } else {
-                std::fs::read_to_string(&leaves_file)
+                std::fs::read_to_string(leaves_file)
                     .map_err(|e| format!("reading {leaves_file}: {e}"))?
             };
             let leaves =
                 ckb_mmr_sdk::parse_leaves(&text).map_err(|e| format!("{leaves_file}: {e}"))?;
-            Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?
+            Workload::from_leaves(&leaves, &indexes)?
         }
         (None, Some(dir)) => {
-            let store = mmr_store::Store::open_read_only(std::path::Path::new(&dir))?;
-            Workload::from_store(&store, size.unwrap_or(store.mmr_size()), &indexes)?
+            let store = mmr_store::Store::open_read_only(std::path::Path::new(dir))?;
+            Workload::from_store(&store, a.size.unwrap_or(store.mmr_size()), &indexes)?
         }
         _ => unreachable!("clap takes one of --leaves and --store"),
     };
@@ -427,13 +417,8 @@ fn mmr_index(pos: u64) -> u64 {
     mmr_lock::mmr::leaf_pos_to_index(pos).unwrap_or(u64::MAX)
 }
 
-fn lock_hash(script: &str) -> Result<(), String> {
-    println!(
-        "{}",
-        hex(&script::hash(
-            &script::parse(script).map_err(|e| e.to_string())?
-        ))
-    );
+fn lock_hash(script: &str) -> Result<(), Failure> {
+    println!("{}", hex(&script::hash(&script::parse(script)?)));
     Ok(())
 }
 
@@ -474,8 +459,8 @@ struct ReferenceLine {
 }
 
 impl VectorLine {
-    fn new(w: &Workload) -> Result<VectorLine, String> {
-        let compiled = w.payload(Format::Compiled).map_err(|e| e.to_string())?;
+    fn new(w: &Workload) -> Result<VectorLine, Failure> {
+        let compiled = w.payload(Format::Compiled)?;
         Ok(VectorLine {
             leaf_count: w.leaf_count,
             indexes: w.proved.iter().map(|(pos, _)| mmr_index(*pos)).collect(),
@@ -485,7 +470,7 @@ impl VectorLine {
             args_plain: hex(&w.lock_args_for(Mode::Plain)),
             args_owner: hex(&w.lock_args_for(Mode::Owner)),
             compiled: hex(&compiled),
-            baseline: hex(&w.payload(Format::Baseline).map_err(|e| e.to_string())?),
+            baseline: hex(&w.payload(Format::Baseline)?),
             witness_compiled: hex(&ckb_mmr_sdk::witness_args_with_lock(&compiled)),
             leaf_seed: None,
             reference: None,
@@ -494,12 +479,12 @@ impl VectorLine {
 }
 
 /// `vectors`: JSON lines of workloads for implementations in other languages to match.
-fn vectors(a: &VectorsArgs) -> Result<(), String> {
+fn vectors(a: &VectorsArgs) -> Result<(), Failure> {
     use rand::{seq::index::sample, Rng, RngCore, SeedableRng};
     let (count, seed, time, max) = (a.count, a.seed, a.time, a.max_leaves);
     if a.reference {
         let (leaves, indexes) = ckb_mmr_sdk::seeded_leaves(ckb_mmr_sdk::REFERENCE_SEED);
-        let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
+        let w = Workload::from_leaves(&leaves, &indexes)?;
         let mut extra = ReferenceLine {
             seed: ckb_mmr_sdk::REFERENCE_SEED.to_string(),
             leaves: leaves.iter().map(|l| hex(l)).collect(),
@@ -509,7 +494,7 @@ fn vectors(a: &VectorsArgs) -> Result<(), String> {
         if time > 0 {
             let start = std::time::Instant::now();
             for _ in 0..time {
-                let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
+                let w = Workload::from_leaves(&leaves, &indexes)?;
                 std::hint::black_box(w.compiled_payload().map_err(|e| format!("{e:?}"))?);
             }
             extra.rust_build_ns = Some(start.elapsed().as_nanos() as u64 / time as u64);
@@ -534,20 +519,13 @@ fn vectors(a: &VectorsArgs) -> Result<(), String> {
             false => rng.gen_range(1..=leaf_count.min(100)),
         };
         // Leaf i = merge(leaf_seed, i), each a u64 LE zero-padded to 32 bytes: one compression.
-        let word = |x: u64| {
-            let mut w = [0u8; 32];
-            w[..8].copy_from_slice(&x.to_le_bytes());
-            w
-        };
-        let leaves: Vec<[u8; 32]> = (0..leaf_count)
-            .map(|i| ckb_mmr_sdk::ckb_hash(&[&word(leaf_seed), &word(i)]))
-            .collect();
+        let leaves = acc_vectors::leaves(leaf_seed, leaf_count);
         let mut indexes: Vec<u64> = sample(&mut rng, leaf_count as usize, proved as usize)
             .into_iter()
             .map(|i| i as u64)
             .collect();
         indexes.sort();
-        let w = Workload::from_leaves(&leaves, &indexes).map_err(|e| e.to_string())?;
+        let w = Workload::from_leaves(&leaves, &indexes)?;
         print_line(&VectorLine {
             leaf_seed: Some(leaf_seed.to_string()),
             ..VectorLine::new(&w)?
@@ -560,11 +538,11 @@ fn main() -> ExitCode {
     let cli: Cli = cli_usage::parse("tx-generator");
     let result = match &cli.command {
         Some(Command::Prove(a)) => prove(a),
-        Some(Command::LockHash { script }) => lock_hash(script).map_err(Failure::from),
+        Some(Command::LockHash { script }) => lock_hash(script),
         Some(Command::CodeHash { binary }) => code_hash(binary).map_err(Failure::from),
-        Some(Command::Vectors(a)) => vectors(a).map_err(Failure::from),
+        Some(Command::Vectors(a)) => vectors(a),
         Some(Command::AccVectors(a)) => acc_vectors::run(a).map_err(Failure::from),
-        None => run(&cli.journey).map_err(Failure::from),
+        None => run(&cli.journey),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -66,23 +66,15 @@ fn core_accepts(
     d: &Draft,
 ) -> std::result::Result<(), mmr_accumulator::Error> {
     use mmr_accumulator::ring::{verify_ring, RingCell};
+    fn ring_cells<'a>(data: &'a [Vec<u8>], lock_hash: &'a [u8; 32]) -> Vec<RingCell<'a>> {
+        data.iter()
+            .map(|data| RingCell { data, lock_hash })
+            .collect()
+    }
     let lock = [9u8; 32];
     let ins: Vec<Vec<u8>> = inputs.iter().map(|c| c.data.clone().unwrap()).collect();
     let outs: Vec<Vec<u8>> = d.outputs.iter().map(|o| o.1.to_vec()).collect();
-    let ins: Vec<RingCell> = ins
-        .iter()
-        .map(|d| RingCell {
-            data: d,
-            lock_hash: &lock,
-        })
-        .collect();
-    let outs: Vec<RingCell> = outs
-        .iter()
-        .map(|d| RingCell {
-            data: d,
-            lock_hash: &lock,
-        })
-        .collect();
+    let (ins, outs) = (ring_cells(&ins, &lock), ring_cells(&outs, &lock));
     let w = packed::WitnessArgs::from_slice(&d.witnesses[0]).unwrap();
     let payload = if inputs.is_empty() {
         w.output_type()
