@@ -522,33 +522,20 @@ mod tests {
             crate::ring::create_draft(&code, packed::Script::default(), 3, creation).unwrap();
         let script = crate::ring::type_script([7; 32], [0; 32], 3);
         let tx = |tamper: bool| {
-            let outputs: Vec<packed::CellOutput> = draft
-                .outputs
-                .iter()
-                .map(|(o, _)| {
-                    o.clone()
-                        .as_builder()
-                        .type_(Some(script.clone()).pack())
-                        .build()
-                })
-                .collect();
-            let mut data: Vec<Vec<u8>> = draft.outputs.iter().map(|(_, d)| d.to_vec()).collect();
-            if tamper {
-                data[2][0] ^= 1;
+            let mut d = draft.clone();
+            for (o, _) in &mut d.outputs {
+                *o = o
+                    .clone()
+                    .as_builder()
+                    .type_(Some(script.clone()).pack())
+                    .build();
             }
-            let raw = packed::RawTransaction::new_builder()
-                .outputs(outputs.pack())
-                .outputs_data(
-                    data.iter()
-                        .map(|d| d.pack())
-                        .collect::<Vec<packed::Bytes>>()
-                        .pack(),
-                )
-                .build();
-            packed::Transaction::new_builder()
-                .raw(raw)
-                .witnesses(vec![draft.witnesses[0].pack()].pack())
-                .build()
+            if tamper {
+                let mut data = d.outputs[2].1.to_vec();
+                data[0] ^= 1;
+                d.outputs[2].1 = data.into();
+            }
+            d.unsigned_tx(None)
         };
         let step = read_step(H256::default(), &tx(false), &script, None).unwrap();
         assert_eq!(step.tag, tag::CREATE);

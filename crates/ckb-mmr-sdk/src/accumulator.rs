@@ -11,7 +11,7 @@ use crate::chain::{progress, Chain};
 use crate::deploy::{CodeRef, Deployment};
 use crate::error::{Error, Result};
 use crate::rpc::{IndexedCell, NodeError};
-use crate::wallet::{exact_output, script_json, Built, Draft, Pay, Wallet};
+use crate::wallet::{exact_output, script_json, type_cells, Built, Draft, Pay, Wallet};
 use crate::{hex, Mode};
 use ckb_types::{bytes::Bytes, core::DepType, core::ScriptHashType, packed, prelude::*};
 use mmr_accumulator::build::{self, Nodes};
@@ -227,12 +227,7 @@ pub(crate) fn parse(
 
 /// The live accumulator under `type_id` whose type script's code is `code_hash`.
 pub fn find(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32]) -> Result<Accumulator> {
-    let cells = chain.rpc.cells(&json!({
-        "script": script_json(&type_script(code_hash, type_id)),
-        "script_type": "type",
-        "script_search_mode": "exact",
-        "with_data": true,
-    }))?;
+    let cells = type_cells(chain, &type_script(code_hash, type_id), "exact")?;
     match <[IndexedCell; 1]>::try_from(cells) {
         Ok([cell]) => parse(cell, code_hash, type_id),
         Err(cells) => Err(Error::NotFound(format!(

@@ -80,8 +80,7 @@ impl Chain {
         match self.rpc.send_transaction(tx) {
             Ok(hash) => Ok(hash),
             Err(CallError::Node(e)) if e.code == POOL_DUPLICATED => Ok(tx.calc_tx_hash().unpack()),
-            Err(CallError::Node(e)) => Err(e.into_error("send_transaction")),
-            Err(CallError::Other(e)) => Err(e),
+            Err(e) => Err(e.into_error("send_transaction")),
         }
     }
 
@@ -144,8 +143,7 @@ impl Chain {
             match self.rpc.generate_block() {
                 Ok(_) => return Ok(()),
                 Err(CallError::Node(e)) if e.code == METHOD_NOT_FOUND => self.generate.set(false),
-                Err(CallError::Node(e)) => return Err(e.into_error("generate_block")),
-                Err(CallError::Other(e)) => return Err(e),
+                Err(e) => return Err(e.into_error("generate_block")),
             }
         }
         std::thread::sleep(Duration::from_secs(1));

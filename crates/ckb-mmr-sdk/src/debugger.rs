@@ -79,10 +79,9 @@ pub fn parse(text: &str) -> std::result::Result<Report, String> {
     let result = result
         .parse()
         .map_err(|_| format!("bad run result {result:?}"))?;
-    let cycles = match field("All cycles:") {
-        Some(c) => Some(c.parse().map_err(|_| format!("bad cycle count {c:?}"))?),
-        None => None,
-    };
+    let cycles = (field("All cycles:")
+        .map(|c| c.parse().map_err(|_| format!("bad cycle count {c:?}"))))
+    .transpose()?;
     Ok(Report { result, cycles })
 }
 

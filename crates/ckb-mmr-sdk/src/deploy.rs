@@ -3,7 +3,8 @@
 
 use crate::chain::progress;
 use crate::error::{Error, Result};
-use crate::wallet::{exact_output, occupied, script_json, type_id_script, Draft, Pay, Wallet};
+use crate::wallet::{exact_output, occupied, script_json, type_cells, type_id_script};
+use crate::wallet::{Draft, Pay, Wallet};
 use ckb_types::{bytes::Bytes, core::DepType, packed, prelude::*};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -228,12 +229,7 @@ pub fn deploy(wallet: &Wallet, binary: &[u8], type_id: bool) -> Result<Deploymen
 
 /// The live code cell of a type id deployment.
 pub fn find_type_id(wallet: &Wallet, args: [u8; 32]) -> Result<Deployment> {
-    let cells = wallet.chain.rpc.cells(&json!({
-        "script": script_json(&type_id_script(args)),
-        "script_type": "type",
-        "script_search_mode": "exact",
-        "with_data": true,
-    }))?;
+    let cells = type_cells(wallet.chain, &type_id_script(args), "exact")?;
     let [cell] = &cells[..] else {
         return Err(Error::NotFound(format!(
             "{} live cells with type id {}: expected one",

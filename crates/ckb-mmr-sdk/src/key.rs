@@ -52,8 +52,7 @@ impl Key {
             .pubkey()
             .map_err(|_| "not a valid secp256k1 secret key".to_string())?;
         let hash = ckb_hash::blake2b_256(pubkey.serialize());
-        let mut blake160 = [0u8; 20];
-        blake160.copy_from_slice(&hash[..20]);
+        let blake160 = hash[..20].try_into().expect("20 bytes");
         Ok(Key { secret, blake160 })
     }
 

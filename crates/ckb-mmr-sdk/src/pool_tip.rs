@@ -196,7 +196,6 @@ mod tests {
     use crate::accumulator::{commitment, type_script, Update};
     use crate::deploy::Deployment;
     use crate::wallet::exact_output;
-    use ckb_types::bytes::Bytes;
 
     const CODE: [u8; 32] = [3; 32];
     const TYPE_ID: [u8; 32] = [4; 32];
@@ -233,35 +232,7 @@ mod tests {
         let (new, lock, payload) = Update::Append(all).parts(acc).unwrap();
         let d = accumulator::update_draft(acc, &code(), &new, lock, &payload);
         let fee_input = packed::OutPoint::new([salt; 32].pack(), 1);
-        let raw = packed::RawTransaction::new_builder()
-            .inputs(
-                [fee_input]
-                    .into_iter()
-                    .chain(d.inputs.iter().map(|(op, _)| op.clone()))
-                    .map(|op| packed::CellInput::new(op, 0))
-                    .collect::<Vec<_>>()
-                    .pack(),
-            )
-            .outputs(
-                d.outputs
-                    .iter()
-                    .map(|(o, _)| o.clone())
-                    .collect::<Vec<_>>()
-                    .pack(),
-            )
-            .outputs_data(
-                d.outputs
-                    .iter()
-                    .map(|(_, b)| b.pack())
-                    .collect::<Vec<_>>()
-                    .pack(),
-            )
-            .build();
-        let witnesses = [Bytes::new()].into_iter().chain(d.witnesses);
-        let tx = packed::Transaction::new_builder()
-            .raw(raw)
-            .witnesses(witnesses.map(|w| w.pack()).collect::<Vec<_>>().pack())
-            .build();
+        let tx = d.unsigned_tx(Some(packed::CellInput::new(fee_input, 0)));
         (tx.calc_tx_hash().unpack(), tx)
     }
 

@@ -47,11 +47,10 @@ use crate::chain::Chain;
 use crate::deploy::{CodeRef, Deployment};
 use crate::error::{Error, Result};
 use crate::rpc::IndexedCell;
-use crate::wallet::{exact_output, script_json, Built, Draft, Wallet};
+use crate::wallet::{exact_output, type_cells, Built, Draft, Wallet};
 use crate::{hex, Mode};
 use ckb_types::{bytes::Bytes, packed, prelude::*};
 use mmr_accumulator::{build, tag, Commitment, COMMITMENT_LEN};
-use serde_json::json;
 
 /// The smallest and largest K the type script accepts (else -100 `RingArgs`), and the head's
 /// data length `40 + 8 (K - 1)`: the contract's own core's.
@@ -167,12 +166,7 @@ pub fn parse(
 
 /// The live ring `type_id || k` whose type script's code is `code_hash`.
 pub fn find(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32], k: u8) -> Result<Ring> {
-    let cells = chain.rpc.cells(&json!({
-        "script": script_json(&type_script(code_hash, type_id, k)),
-        "script_type": "type",
-        "script_search_mode": "exact",
-        "with_data": true,
-    }))?;
+    let cells = type_cells(chain, &type_script(code_hash, type_id, k), "exact")?;
     parse(cells, code_hash, type_id, k)
 }
 
@@ -187,12 +181,7 @@ pub enum Located {
 /// the args finds both (a type id is unique, so never both).
 pub fn locate(chain: &Chain, code_hash: [u8; 32], type_id: [u8; 32]) -> Result<Located> {
     let prefix = accumulator::type_script(code_hash, type_id);
-    let cells = chain.rpc.cells(&json!({
-        "script": script_json(&prefix),
-        "script_type": "type",
-        "script_search_mode": "prefix",
-        "with_data": true,
-    }))?;
+    let cells = type_cells(chain, &prefix, "prefix")?;
     let args = |c: &IndexedCell| {
         c.output
             .type_()
@@ -222,10 +211,8 @@ pub fn find_held(wallet: &Wallet, code_hash: [u8; 32], k: u8, c: &Commitment) ->
     let mut out = Vec::new();
     for (cell, args) in accumulator::held_cells(wallet, code_hash)? {
         let data = cell.data.clone().unwrap_or_default();
-        if args.len() != 33 || args[32] != k || data.len() != head_len(k) {
-            continue;
-        }
-        if data[..COMMITMENT_LEN] != c.to_bytes() {
+        let holds_c = data.len() == head_len(k) && data[..COMMITMENT_LEN] == c.to_bytes();
+        if args.len() != 33 || args[32] != k || !holds_c {
             continue;
         }
         let type_id: [u8; 32] = args[..32].try_into().expect("32 bytes");
@@ -346,12 +333,8 @@ pub fn after_creation(code_hash: [u8; 32], built: &Built) -> Result<Ring> {
         return Err(none());
     }
     let type_id: [u8; 32] = args[..32].try_into().expect("32 bytes");
-    parse(
-        ring_outputs(&built.tx, &script),
-        code_hash,
-        type_id,
-        args[32],
-    )
+    let cells = ring_outputs(&built.tx, &script);
+    parse(cells, code_hash, type_id, args[32])
 }
 
 /// What a ring starts from.
@@ -387,16 +370,14 @@ pub fn create_draft(
     let script = type_script(code.data_hash, [0; 32], k);
     let older = vec![c.mmr_size; usize::from(k) - 1];
     let head = head_data(&c, &older);
-    let mut outputs = vec![(
-        exact_output(lock.clone(), Some(script.clone()), head.len()),
+    let snapshot = exact_output(lock.clone(), Some(script.clone()), COMMITMENT_LEN);
+    let snapshot = (snapshot, Bytes::copy_from_slice(&c.to_bytes()));
+    let head = (
+        exact_output(lock, Some(script), head.len()),
         Bytes::from(head),
-    )];
-    for _ in 0..k {
-        outputs.push((
-            exact_output(lock.clone(), Some(script.clone()), COMMITMENT_LEN),
-            Bytes::copy_from_slice(&c.to_bytes()),
-        ));
-    }
+    );
+    let mut outputs = vec![head];
+    outputs.extend(std::iter::repeat_n(snapshot, usize::from(k)));
     Ok(Draft {
         cell_deps: vec![code.cell_dep()],
         outputs,

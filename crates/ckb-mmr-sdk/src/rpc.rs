@@ -60,7 +60,7 @@ pub enum CallError {
 }
 
 impl CallError {
-    fn into_error(self, method: &str) -> Error {
+    pub(crate) fn into_error(self, method: &str) -> Error {
         match self {
             CallError::Node(n) => n.into_error(method),
             CallError::Other(e) => e,

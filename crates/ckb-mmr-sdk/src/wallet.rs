@@ -48,6 +48,30 @@ pub struct Built {
     pub fee: u64,
 }
 
+impl Draft {
+    /// The transaction as drafted, with `first` (and an empty witness for it) before the
+    /// draft's inputs: no fee, no signature. For the drafts' tests.
+    #[cfg(test)]
+    pub(crate) fn unsigned_tx(&self, first: Option<packed::CellInput>) -> packed::Transaction {
+        let drafted = (self.inputs.iter()).map(|(op, _)| packed::CellInput::new(op.clone(), 0));
+        let inputs: Vec<_> = first.iter().cloned().chain(drafted).collect();
+        let outputs: Vec<_> = self.outputs.iter().map(|(o, _)| o.clone()).collect();
+        let data: Vec<packed::Bytes> = self.outputs.iter().map(|(_, d)| d.pack()).collect();
+        let witnesses = first.iter().map(|_| Bytes::new());
+        let witnesses = witnesses.chain(self.witnesses.iter().cloned());
+        let raw = packed::RawTransaction::new_builder()
+            .inputs(inputs.pack())
+            .outputs(outputs.pack())
+            .outputs_data(data.pack())
+            .build();
+        let witnesses: Vec<packed::Bytes> = witnesses.map(|w| w.pack()).collect();
+        (packed::Transaction::new_builder())
+            .raw(raw)
+            .witnesses(witnesses.pack())
+            .build()
+    }
+}
+
 impl Built {
     /// The serialized size the node weighs (the transaction in a block: bytes + 4).
     pub fn size(&self) -> usize {
@@ -66,6 +90,21 @@ pub struct Wallet<'a> {
 pub fn script_json(script: &packed::Script) -> Value {
     serde_json::to_value(ckb_jsonrpc_types::Script::from(script.clone()))
         .expect("a script serialises")
+}
+
+/// Live cells, with their data, whose type script is `script` (`mode` `exact`), or whose type
+/// script's args start with its args (`prefix`).
+pub(crate) fn type_cells(
+    chain: &Chain,
+    script: &packed::Script,
+    mode: &str,
+) -> Result<Vec<IndexedCell>> {
+    chain.rpc.cells(&json!({
+        "script": script_json(script),
+        "script_type": "type",
+        "script_search_mode": mode,
+        "with_data": true,
+    }))
 }
 
 /// Occupied capacity of an output with `data_len` bytes of data, in shannons.

@@ -12,38 +12,18 @@ fn code() -> Deployment {
 
 /// A transaction from a draft, inputs and outputs as drafted (no fee, no signature).
 fn tx_of(d: &Draft, first: Option<packed::CellInput>) -> packed::Transaction {
-    let mut outputs: Vec<packed::CellOutput> = d.outputs.iter().map(|o| o.0.clone()).collect();
-    let mut inputs: Vec<packed::CellInput> = d
-        .inputs
-        .iter()
-        .map(|(op, _)| packed::CellInput::new(op.clone(), 0))
-        .collect();
-    if let Some(first) = first {
-        inputs.insert(0, first.clone());
-        let id = crate::wallet::type_id_args(&first, 0);
-        outputs = outputs
-            .into_iter()
-            .map(|o| {
-                let t = o.type_().to_opt().unwrap();
-                let mut args = t.args().raw_data().to_vec();
-                args[..32].copy_from_slice(&id);
-                let t = t.as_builder().args(Bytes::from(args).pack()).build();
-                o.as_builder().type_(Some(t).pack()).build()
-            })
-            .collect();
+    let mut d = d.clone();
+    if let Some(first) = &first {
+        let id = crate::wallet::type_id_args(first, 0);
+        for (o, _) in &mut d.outputs {
+            let t = o.type_().to_opt().unwrap();
+            let mut args = t.args().raw_data().to_vec();
+            args[..32].copy_from_slice(&id);
+            let t = t.as_builder().args(Bytes::from(args).pack()).build();
+            *o = o.clone().as_builder().type_(Some(t).pack()).build();
+        }
     }
-    let raw = packed::RawTransaction::new_builder()
-        .inputs(inputs.pack())
-        .outputs(outputs.pack())
-        .outputs_data(
-            d.outputs
-                .iter()
-                .map(|o| o.1.pack())
-                .collect::<Vec<packed::Bytes>>()
-                .pack(),
-        )
-        .build();
-    packed::Transaction::new_builder().raw(raw).build()
+    d.unsigned_tx(first)
 }
 
 #[test]
