@@ -70,14 +70,9 @@ pub fn run(release: &Path) -> Result<(u64, [u8; 32], String)> {
         // 4. Spend it with a proof of leaf 6 (appended in step 2) against the current root,
         //    the accumulator as a cell dep.
         let w = mmr_cell::prove(&leaves, &[6])?;
-        let spend = Spend::new(
-            cells[0].clone(),
-            verifier,
-            &w,
-            Format::Compiled,
-            Mode::Plain,
-        )?
-        .with_dep(acc.cell_dep());
+        let cell = cells[0].clone();
+        let spend =
+            Spend::new(cell, verifier, &w, Format::Compiled, Mode::Plain)?.with_dep(acc.cell_dep());
         let hash = chain.send_and_commit(&spend.build(&wallet)?.tx)?;
         let hash = hex(hash.as_bytes());
         println!("spent by reference in {hash}");

@@ -270,18 +270,10 @@ pub(crate) fn held_cells(
 /// The key's accumulators that hold `c`: what a rerun of `acc create` finds instead of
 /// creating a second one.
 pub fn find_held(wallet: &Wallet, code_hash: [u8; 32], c: &Commitment) -> Result<Vec<Accumulator>> {
-    let mut out = Vec::new();
-    for (cell, args) in held_cells(wallet, code_hash)? {
-        let Ok(type_id) = <[u8; 32]>::try_from(&args[..]) else {
-            continue;
-        };
-        if let Ok(acc) = parse(cell, code_hash, type_id) {
-            if acc.commitment == *c {
-                out.push(acc);
-            }
-        }
-    }
-    Ok(out)
+    let parsed = held_cells(wallet, code_hash)?
+        .into_iter()
+        .filter_map(|(cell, args)| parse(cell, code_hash, args[..].try_into().ok()?).ok());
+    Ok(parsed.filter(|acc| acc.commitment == *c).collect())
 }
 
 /// The live code cell of the type script: the one given, else the key's own deployment of
