@@ -36,9 +36,9 @@ impl Chain {
         }
         let genesis = rpc.block_by_number(0)?;
         let txs = &genesis.transactions;
-        let bad = |what: &str| Error::Rpc {
-            method: "get_block_by_number".into(),
-            message: format!("genesis block without {what}"),
+        let bad = |what: &str| {
+            let message = format!("genesis block without {what}");
+            Error::rpc("get_block_by_number", message)
         };
         let sighash_cell = txs
             .first()
@@ -106,13 +106,9 @@ impl Chain {
                     return self.wait_indexer();
                 }
                 Some("rejected") => {
-                    return Err(Error::Rpc {
-                        method: "get_transaction".into(),
-                        message: format!(
-                            "{hash:#x} was rejected: {}",
-                            status.and_then(|s| s.reason).unwrap_or_default()
-                        ),
-                    })
+                    let reason = status.and_then(|s| s.reason).unwrap_or_default();
+                    let message = format!("{hash:#x} was rejected: {reason}");
+                    return Err(Error::rpc("get_transaction", message));
                 }
                 None if start.elapsed() > Duration::from_secs(30) => {
                     return Err(Error::NotFound(format!(

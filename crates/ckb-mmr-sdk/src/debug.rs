@@ -85,9 +85,11 @@ pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
         let (output, data) = resolver.cell(&dep.out_point())?;
         if dep.dep_type() == DepType::DepGroup.into() {
             // ckb-debugger resolves a dep group from the mock's cell deps: its members too.
-            let members = packed::OutPointVec::from_slice(&data).map_err(|e| Error::Rpc {
-                method: "get_transaction".into(),
-                message: format!("a dep group's data is not out points: {e}"),
+            let members = packed::OutPointVec::from_slice(&data).map_err(|e| {
+                Error::rpc(
+                    "get_transaction",
+                    format!("a dep group's data is not out points: {e}"),
+                )
             })?;
             for member in members {
                 let (o, d) = resolver.cell(&member)?;
@@ -103,10 +105,7 @@ pub fn mock_transaction(rpc: &Rpc, tx: &packed::Transaction) -> Result<Value> {
     for hash in raw.header_deps() {
         let h: H256 = hash.unpack();
         let header: json::HeaderView = serde_json::from_value(rpc.call("get_header", json!([h]))?)
-            .map_err(|e| Error::Rpc {
-                method: "get_header".into(),
-                message: e.to_string(),
-            })?;
+            .map_err(|e| Error::rpc("get_header", e.to_string()))?;
         info.header_deps.push(header.into());
     }
     let mock = MockTransaction {

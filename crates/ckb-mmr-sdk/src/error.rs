@@ -58,6 +58,14 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// [`Error::Rpc`] for `method`.
+    pub(crate) fn rpc(method: &str, message: impl Into<String>) -> Error {
+        Error::Rpc {
+            method: method.to_string(),
+            message: message.into(),
+        }
+    }
+
     /// The process exit code for this error (0 is success; 1 is left to panics and signals).
     pub fn exit_code(&self) -> u8 {
         match self {

@@ -105,31 +105,24 @@ pub fn parse(
     type_id: [u8; 32],
     k: u8,
 ) -> Result<Ring> {
-    check_k(k).map_err(|_| not_ring(&type_id, format!("K {k} is out of range")))?;
+    let bad = |why: String| not_ring(&type_id, why);
+    check_k(k).map_err(|_| bad(format!("K {k} is out of range")))?;
     let (heads, snaps): (Vec<IndexedCell>, Vec<IndexedCell>) = cells
         .into_iter()
         .partition(|c| c.data.as_ref().map_or(0, Vec::len) != COMMITMENT_LEN);
     let [head] = <[IndexedCell; 1]>::try_from(heads).map_err(|h| {
-        not_ring(
-            &type_id,
-            format!(
-                "{} cells whose data is not 40 bytes, expected one head",
-                h.len()
-            ),
-        )
+        let n = h.len();
+        bad(format!(
+            "{n} cells whose data is not 40 bytes, expected one head"
+        ))
     })?;
     if snaps.len() != usize::from(k) {
-        return Err(not_ring(
-            &type_id,
-            format!("{} snapshots, expected K = {k}", snaps.len()),
-        ));
+        return Err(bad(format!("{} snapshots, expected K = {k}", snaps.len())));
     }
     let data = head.data.clone().unwrap_or_default();
     if data.len() != head_len(k) {
-        return Err(not_ring(
-            &type_id,
-            format!("the head holds {} bytes, not {}", data.len(), head_len(k)),
-        ));
+        let (n, want) = (data.len(), head_len(k));
+        return Err(bad(format!("the head holds {n} bytes, not {want}")));
     }
     let older = data[COMMITMENT_LEN..]
         .chunks_exact(8)

@@ -46,10 +46,7 @@ impl NodeError {
                 message: self.message,
             };
         }
-        Error::Rpc {
-            method: method.to_string(),
-            message: format!("{} (code {})", self.message, self.code),
-        }
+        Error::rpc(method, format!("{} (code {})", self.message, self.code))
     }
 }
 
@@ -70,10 +67,7 @@ impl CallError {
 
 /// The node answered `method` with something other than the `what` it should have.
 fn unexpected(method: &str, what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Rpc {
-        method: method.to_string(),
-        message: format!("unexpected {what}: {e}"),
-    }
+    Error::rpc(method, format!("unexpected {what}: {e}"))
 }
 
 impl Rpc {
@@ -122,10 +116,8 @@ impl Rpc {
             .read_to_string()
             .map_err(|e| unreachable(e.to_string()))?;
         let mut reply: Value = serde_json::from_str(&text).map_err(|e| {
-            CallError::Other(Error::Rpc {
-                method: method.to_string(),
-                message: format!("not a JSON-RPC answer ({e}): {}", truncate(&text)),
-            })
+            let message = format!("not a JSON-RPC answer ({e}): {}", truncate(&text));
+            CallError::Other(Error::rpc(method, message))
         })?;
         if let Some(err) = reply.get("error").filter(|e| !e.is_null()) {
             return Err(CallError::Node(NodeError {
@@ -169,10 +161,7 @@ impl Rpc {
         info.get("chain")
             .and_then(Value::as_str)
             .map(str::to_string)
-            .ok_or_else(|| Error::Rpc {
-                method: "get_blockchain_info".into(),
-                message: "no chain name".into(),
-            })
+            .ok_or_else(|| Error::rpc("get_blockchain_info", "no chain name"))
     }
 
     pub fn tip_block_number(&self) -> Result<u64> {
@@ -342,10 +331,7 @@ impl Rpc {
     /// The hashes of every transaction the indexer has for `search_key` (a cell of the script
     /// among its inputs or outputs), oldest first, each once: the history of a type id.
     pub fn transaction_hashes(&self, search_key: &Value) -> Result<Vec<H256>> {
-        let bad = |e: String| Error::Rpc {
-            method: "get_transactions".into(),
-            message: format!("unexpected answer: {e}"),
-        };
+        let bad = |e: String| unexpected("get_transactions", "answer", e);
         let mut all: Vec<H256> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut after: Option<String> = None;

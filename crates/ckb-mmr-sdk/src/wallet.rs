@@ -55,20 +55,9 @@ impl Draft {
     pub(crate) fn unsigned_tx(&self, first: Option<packed::CellInput>) -> packed::Transaction {
         let drafted = (self.inputs.iter()).map(|(op, _)| packed::CellInput::new(op.clone(), 0));
         let inputs: Vec<_> = first.iter().cloned().chain(drafted).collect();
-        let outputs: Vec<_> = self.outputs.iter().map(|(o, _)| o.clone()).collect();
-        let data: Vec<packed::Bytes> = self.outputs.iter().map(|(_, d)| d.pack()).collect();
         let witnesses = first.iter().map(|_| Bytes::new());
-        let witnesses = witnesses.chain(self.witnesses.iter().cloned());
-        let raw = packed::RawTransaction::new_builder()
-            .inputs(inputs.pack())
-            .outputs(outputs.pack())
-            .outputs_data(data.pack())
-            .build();
-        let witnesses: Vec<packed::Bytes> = witnesses.map(|w| w.pack()).collect();
-        (packed::Transaction::new_builder())
-            .raw(raw)
-            .witnesses(witnesses.pack())
-            .build()
+        let witnesses: Vec<_> = witnesses.chain(self.witnesses.iter().cloned()).collect();
+        transaction(Vec::new(), inputs, &self.outputs, &witnesses)
     }
 }
 
@@ -279,8 +268,7 @@ impl<'a> Wallet<'a> {
             .iter()
             .map(|(op, _)| packed::CellInput::new(op.clone(), 0))
             .collect();
-        let mut outputs: Vec<packed::CellOutput> =
-            draft.outputs.iter().map(|(o, _)| o.clone()).collect();
+        let mut outputs = draft.outputs.clone();
         if let Some(n) = draft.type_id_output {
             // Before the inputs are chosen (sizing) the args are a same-size placeholder.
             let args = match inputs.first() {
@@ -292,13 +280,13 @@ impl<'a> Wallet<'a> {
             // checks the same rule) gets the args: the type id replaces their first 32 bytes
             // (a ring's K byte after them stays), and every output carrying the same script
             // (a ring's snapshots) gets the same.
-            let before = outputs[n].type_().to_opt();
+            let before = outputs[n].0.type_().to_opt();
             let script = before.clone().unwrap_or_else(|| type_id_script([0; 32]));
             let mut filled = script.args().raw_data().to_vec();
             filled.resize(filled.len().max(32), 0);
             filled[..32].copy_from_slice(&args);
             let type_ = script.as_builder().args(Bytes::from(filled).pack()).build();
-            for (i, out) in outputs.iter_mut().enumerate() {
+            for (i, (out, _)) in outputs.iter_mut().enumerate() {
                 let same = match &before {
                     Some(b) => {
                         out.type_().to_opt().as_ref().map(|t| t.as_slice()) == Some(b.as_slice())
@@ -316,12 +304,9 @@ impl<'a> Wallet<'a> {
         }
         let group = self.key_group(draft);
         let mut deps = draft.cell_deps.clone();
-        if !group.is_empty()
-            && !deps
-                .iter()
-                .any(|d| d.as_slice() == self.chain.sighash_dep.as_slice())
-        {
-            deps.push(self.chain.sighash_dep.clone());
+        let sighash = &self.chain.sighash_dep;
+        if !group.is_empty() && !deps.iter().any(|d| d.as_slice() == sighash.as_slice()) {
+            deps.push(sighash.clone());
         }
         let mut witnesses = draft.witnesses.clone();
         witnesses.resize(witnesses.len().max(inputs.len()), Bytes::new());
@@ -335,30 +320,30 @@ impl<'a> Wallet<'a> {
                     .as_bytes();
             }
         }
-        let raw = packed::RawTransaction::new_builder()
-            .cell_deps(deps.pack())
-            .inputs(inputs.pack())
-            .outputs(outputs.pack())
-            .outputs_data(
-                draft
-                    .outputs
-                    .iter()
-                    .map(|(_, d)| d.pack())
-                    .collect::<Vec<packed::Bytes>>()
-                    .pack(),
-            )
-            .build();
-        Ok(packed::Transaction::new_builder()
-            .raw(raw)
-            .witnesses(
-                witnesses
-                    .iter()
-                    .map(|w| w.pack())
-                    .collect::<Vec<_>>()
-                    .pack(),
-            )
-            .build())
+        Ok(transaction(deps, inputs, &outputs, &witnesses))
     }
+}
+
+/// The transaction of these parts (each output with its data).
+fn transaction(
+    cell_deps: Vec<packed::CellDep>,
+    inputs: Vec<packed::CellInput>,
+    outputs: &[(packed::CellOutput, Bytes)],
+    witnesses: &[Bytes],
+) -> packed::Transaction {
+    let data: Vec<packed::Bytes> = outputs.iter().map(|(_, d)| d.pack()).collect();
+    let outputs: Vec<_> = outputs.iter().map(|(o, _)| o.clone()).collect();
+    let witnesses: Vec<packed::Bytes> = witnesses.iter().map(|w| w.pack()).collect();
+    let raw = packed::RawTransaction::new_builder()
+        .cell_deps(cell_deps.pack())
+        .inputs(inputs.pack())
+        .outputs(outputs.pack())
+        .outputs_data(data.pack())
+        .build();
+    (packed::Transaction::new_builder())
+        .raw(raw)
+        .witnesses(witnesses.pack())
+        .build()
 }
 
 fn cap(o: &packed::CellOutput) -> u64 {

@@ -254,8 +254,7 @@ pub struct AccVectorsArgs {
 
 /// `acc-vectors`: the lines, to standard output.
 pub fn run(a: &AccVectorsArgs) -> Result<(), String> {
-    let (seed, pairs, small) = (a.seed, a.pairs, a.small);
-    let mut rng = StdRng::seed_from_u64(seed);
+    let mut rng = StdRng::seed_from_u64(a.seed);
     for k in 0..TYPE_IDS {
         crate::print_line(&type_id_line(&mut rng, k));
     }
@@ -268,12 +267,12 @@ pub fn run(a: &AccVectorsArgs) -> Result<(), String> {
             .unwrap_or_else(|| rng.gen_range(1..=300));
         crate::print_line(&create_line(rng.next_u64(), count)?);
     }
-    for old in 1..small {
-        for new in old + 1..=small {
+    for old in 1..a.small {
+        for new in old + 1..=a.small {
             crate::print_line(&pair_line(&mut rng, old, new)?);
         }
     }
-    for _ in 0..pairs {
+    for _ in 0..a.pairs {
         let (old, new) = random_pair(&mut rng);
         crate::print_line(&pair_line(&mut rng, old, new)?);
     }

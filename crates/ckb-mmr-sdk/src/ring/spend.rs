@@ -129,10 +129,8 @@ pub fn spend(
                 Some("rejected") => {
                     let reason = status.and_then(|s| s.reason).unwrap_or_default();
                     if !names_consumed(&reason, &snapshot.cell.out_point) {
-                        return Err(Error::Rpc {
-                            method: "get_transaction".into(),
-                            message: format!("{hash:#x} was rejected: {reason}"),
-                        });
+                        let message = format!("{hash:#x} was rejected: {reason}");
+                        return Err(Error::rpc("get_transaction", message));
                     }
                     progress(&consumed_line(&snapshot.cell.out_point, k));
                     refused = Some(snapshot.cell.out_point.clone());
