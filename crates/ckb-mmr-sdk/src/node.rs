@@ -347,12 +347,9 @@ impl Node {
     /// port the node was given is in use.
     fn start_once(dir: &Path, tie: Tie) -> Result<std::result::Result<Node, String>> {
         let ckb = ckb_binary()?;
-        let config = std::fs::read_to_string(dir.join("ckb.toml")).map_err(|e| {
-            Error::Node(format!(
-                "{} is not an initialised chain: {e}",
-                dir.display()
-            ))
-        })?;
+        let shown = dir.display();
+        let config = std::fs::read_to_string(dir.join("ckb.toml"))
+            .map_err(|e| Error::Node(format!("{shown} is not an initialised chain: {e}")))?;
         let rpc_port: u16 = config
             .lines()
             .find_map(|l| l.trim().strip_prefix("listen_address = \"127.0.0.1:"))

@@ -17,7 +17,7 @@
 //! commits (replaced through RBF, or beaten by a block from elsewhere: the spend built on its
 //! output is then dropped with it).
 
-use crate::acc_store::{read_step, Step};
+use crate::acc_store::read_step;
 use crate::accumulator::{self, Accumulator};
 use crate::chain::Chain;
 use crate::error::{Error, Result};
@@ -95,25 +95,16 @@ pub fn follow(committed: Accumulator, pooled: &[(H256, packed::Transaction)]) ->
     // Each step consumes a distinct pooled transaction, so the walk ends.
     while let Some((hash, tx)) = consumers.remove(tip.cell.out_point.as_slice()) {
         let prev = (tip.cell.out_point.clone(), tip.commitment);
-        let Step {
-            hash,
-            tag,
-            leaves,
-            out_point,
-            commitment,
-        } = read_step(hash.clone(), tx, &type_script, Some(&prev))?;
-        let i: u32 = out_point.index().unpack();
-        let cell = IndexedCell::of_output(tx, out_point.tx_hash(), i as usize);
-        tip = accumulator::parse(
-            cell.expect("read_step found it"),
-            tip.code_hash,
-            tip.type_id,
-        )?;
+        let step = read_step(hash.clone(), tx, &type_script, Some(&prev))?;
+        let i: u32 = step.out_point.index().unpack();
+        let cell = IndexedCell::of_output(tx, step.out_point.tx_hash(), i as usize);
+        let cell = cell.expect("read_step found it");
+        tip = accumulator::parse(cell, tip.code_hash, tip.type_id)?;
         updates.push(PooledUpdate {
-            hash,
-            tag,
-            leaves,
-            commitment,
+            hash: step.hash,
+            tag: step.tag,
+            leaves: step.leaves,
+            commitment: step.commitment,
         });
     }
     Ok(PoolTip {
