@@ -434,7 +434,10 @@ pub fn after(acc_code_hash: [u8; 32], built: &Built) -> Result<Accumulator> {
     let cell = IndexedCell::of_output(&built.tx, built.tx.calc_tx_hash(), 0)
         .filter(|c| c.data.is_some())
         .ok_or_else(none)?;
-    let type_id: [u8; 32] = (cell.output.type_().to_opt())
+    let type_id: [u8; 32] = cell
+        .output
+        .type_()
+        .to_opt()
         .and_then(|t| t.args().raw_data()[..].try_into().ok())
         .ok_or_else(none)?;
     parse(cell, acc_code_hash, type_id)

@@ -213,7 +213,8 @@ pub fn script_groups(mock: &Value) -> Vec<Group> {
         });
     };
     let array = |pointer| {
-        (mock.pointer(pointer).and_then(Value::as_array))
+        mock.pointer(pointer)
+            .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default()
     };

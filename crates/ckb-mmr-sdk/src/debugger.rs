@@ -79,9 +79,9 @@ pub fn parse(text: &str) -> std::result::Result<Report, String> {
     let result = result
         .parse()
         .map_err(|_| format!("bad run result {result:?}"))?;
-    let cycles = (field("All cycles:")
-        .map(|c| c.parse().map_err(|_| format!("bad cycle count {c:?}"))))
-    .transpose()?;
+    let cycles = field("All cycles:")
+        .map(|c| c.parse().map_err(|_| format!("bad cycle count {c:?}")))
+        .transpose()?;
     Ok(Report { result, cycles })
 }
 

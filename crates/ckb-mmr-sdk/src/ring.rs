@@ -248,7 +248,8 @@ impl Ring {
     /// K-th append consumes, not the first.
     pub fn newest(&self) -> &Accumulator {
         // max_by_key keeps the last of equal maxima.
-        (self.snapshots.iter())
+        self.snapshots
+            .iter()
             .max_by_key(|s| s.commitment.mmr_size)
             .expect("a ring has K snapshots")
     }

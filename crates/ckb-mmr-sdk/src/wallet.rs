@@ -53,7 +53,10 @@ impl Draft {
     /// draft's inputs: no fee, no signature. For the drafts' tests.
     #[cfg(test)]
     pub(crate) fn unsigned_tx(&self, first: Option<packed::CellInput>) -> packed::Transaction {
-        let drafted = (self.inputs.iter()).map(|(op, _)| packed::CellInput::new(op.clone(), 0));
+        let drafted = self
+            .inputs
+            .iter()
+            .map(|(op, _)| packed::CellInput::new(op.clone(), 0));
         let inputs: Vec<_> = first.iter().cloned().chain(drafted).collect();
         let witnesses = first.iter().map(|_| Bytes::new());
         let witnesses: Vec<_> = witnesses.chain(self.witnesses.iter().cloned()).collect();
@@ -340,7 +343,7 @@ fn transaction(
         .outputs(outputs.pack())
         .outputs_data(data.pack())
         .build();
-    (packed::Transaction::new_builder())
+    packed::Transaction::new_builder()
         .raw(raw)
         .witnesses(witnesses.pack())
         .build()

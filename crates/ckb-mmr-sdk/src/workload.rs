@@ -140,15 +140,17 @@ impl Workload {
         }
         let store = MemStore::default();
         let mut mmr = MMR::<[u8; 32], ReferenceMerge, _>::new(0, &store);
-        let positions = (leaves.iter().map(|leaf| mmr.push(*leaf)))
-            .collect::<Result<Vec<u64>, _>>()
-            .map_err(WorkloadError::Mmr)?;
-        let mut proved = (indexes.iter())
-            .map(|&i| match leaves.get(i as usize) {
-                Some(leaf) => Ok((positions[i as usize], *leaf)),
-                None => Err(WorkloadError::IndexOutOfRange(i)),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut positions = Vec::with_capacity(leaves.len());
+        for leaf in leaves {
+            positions.push(mmr.push(*leaf).map_err(WorkloadError::Mmr)?);
+        }
+        let mut proved = Vec::with_capacity(indexes.len());
+        for &i in indexes {
+            let leaf = leaves
+                .get(i as usize)
+                .ok_or(WorkloadError::IndexOutOfRange(i))?;
+            proved.push((positions[i as usize], *leaf));
+        }
         proved.sort();
         proved.dedup();
         let proof = mmr
@@ -260,27 +262,22 @@ pub enum Format {
     CompiledV1,
 }
 
-/// The formats by name.
-const FORMAT_NAMES: [(Format, &str); 3] = [
-    (Format::Baseline, "baseline"),
-    (Format::Compiled, "compiled"),
-    (Format::CompiledV1, "compiled-v1"),
-];
-
 impl Format {
     pub fn from_name(name: &str) -> Option<Format> {
-        FORMAT_NAMES
-            .iter()
-            .find(|(_, n)| *n == name)
-            .map(|(f, _)| *f)
+        match name {
+            "baseline" => Some(Format::Baseline),
+            "compiled" => Some(Format::Compiled),
+            "compiled-v1" => Some(Format::CompiledV1),
+            _ => None,
+        }
     }
 
     pub fn name(self) -> &'static str {
-        FORMAT_NAMES
-            .iter()
-            .find(|(f, _)| *f == self)
-            .expect("every format")
-            .1
+        match self {
+            Format::Baseline => "baseline",
+            Format::Compiled => "compiled",
+            Format::CompiledV1 => "compiled-v1",
+        }
     }
 }
 
