@@ -171,11 +171,8 @@ pub fn mock(cells: &[Cell], owners: &[OwnerInput], deps: &[DepCell]) -> MockTran
     };
     let mut dep_cells = Vec::new();
     for (i, cell) in cells.iter().enumerate() {
-        let lock = script::new(
-            ckb_hash(&[&cell.binary]),
-            ScriptHashType::Data2,
-            &cell.lock_args,
-        );
+        let code_hash = ckb_hash(&[&cell.binary]);
+        let lock = script::new(code_hash, ScriptHashType::Data2, &cell.lock_args);
         let code = output(cell.binary.len() + 61, placeholder_lock(), None);
         dep_cells.push((out_point(0xd0, i), code, &cell.binary[..]));
         let input = CellInput::new(out_point(0x1a, i), 0);
@@ -183,24 +180,18 @@ pub fn mock(cells: &[Cell], owners: &[OwnerInput], deps: &[DepCell]) -> MockTran
         spend(&mut info, input, out, witness_args_with_lock(&cell.payload));
     }
     for (k, cell) in deps.iter().enumerate() {
-        let type_len = cell
-            .type_script
+        let type_script = cell.type_script.clone();
+        let type_len = type_script
             .as_ref()
             .map_or(0, |t| 33 + t.args().raw_data().len());
-        let out = output(
-            cell.data.len() + 61 + type_len,
-            placeholder_lock(),
-            cell.type_script.clone(),
-        );
+        let bytes = cell.data.len() + 61 + type_len;
+        let out = output(bytes, placeholder_lock(), type_script);
         dep_cells.push((out_point(0xac, k), out, &cell.data[..]));
     }
     for (j, owner) in owners.iter().enumerate() {
         let input = CellInput::new(out_point(0x0e, j), 0);
-        let out = output(
-            owner.lock.args().raw_data().len() + 61,
-            owner.lock.clone(),
-            None,
-        );
+        let bytes = owner.lock.args().raw_data().len() + 61;
+        let out = output(bytes, owner.lock.clone(), None);
         spend(&mut info, input, out, owner.witness.clone());
     }
     for (out_point, output, data) in dep_cells {
