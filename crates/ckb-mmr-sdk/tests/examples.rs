@@ -11,8 +11,9 @@
 #[path = "../examples/accumulator.rs"]
 #[allow(dead_code)]
 mod accumulator;
+// accumulator.rs includes this file too: each example is a crate of its own.
 #[path = "../examples/lock_and_spend.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::duplicate_mod)]
 mod lock_and_spend;
 #[path = "../examples/prove.rs"]
 #[allow(dead_code)]
