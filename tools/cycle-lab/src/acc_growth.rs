@@ -8,7 +8,7 @@
 //! follow from them through the assurance suite's model (`assurance::accumulator`), which
 //! shares no code with the type script. A transition's cost depends on the sizes only.
 
-use crate::engine::{Engine, Outcome, ProgramSpec};
+use crate::engine::{Engine, ProgramSpec};
 use crate::growth::{value, LOG2_LEAVES};
 use assurance::accumulator::{model_ancestry_roots, model_append, model_bag, model_size};
 use ckb_mmr_sdk::weight::Cost;
@@ -173,7 +173,7 @@ fn power(n: u64) -> String {
             return format!("2^{}{sign}", m.trailing_zeros());
         }
     }
-    thousands(n as i64)
+    thousands(n)
 }
 
 /// One measured transition.
@@ -206,12 +206,7 @@ pub fn run(engine: &Engine, step: Step) -> Result<Run, String> {
         &case.output,
         &case.payload,
     );
-    let Outcome::Accepted(cycles) = outcome else {
-        return Err(format!(
-            "{}: {outcome:?} on an honest transition",
-            step.label()
-        ));
-    };
+    let cycles = outcome.honest(|| step.label())?;
     // WitnessArgs: header 16, the payload field's length 4, the payload.
     Ok(Run {
         step,
@@ -250,22 +245,21 @@ pub fn cost_steps() -> Vec<Step> {
 /// to 2^e - 1 and from 2^e - 1 to 2^e (the most merges).
 pub fn growth_steps(log2: u32) -> Vec<Step> {
     let full = 1u64 << log2;
-    let mut steps: Vec<Step> = APPENDS
-        .iter()
-        .map(|&k| Step::Append {
-            old: full - 1,
-            leaves: k,
-        })
-        .collect();
-    steps.push(Step::Extend {
-        old: full / 2 + 1,
-        new: full - 1,
-    });
-    steps.push(Step::Extend {
+    let appends = APPENDS.map(|leaves| Step::Append {
         old: full - 1,
-        new: full,
+        leaves,
     });
-    steps
+    let ancestries = [
+        Step::Extend {
+            old: full / 2 + 1,
+            new: full - 1,
+        },
+        Step::Extend {
+            old: full - 1,
+            new: full,
+        },
+    ];
+    appends.into_iter().chain(ancestries).collect()
 }
 
 pub struct AccGrowth {
@@ -277,18 +271,14 @@ pub struct AccGrowth {
 /// Measures every transition on the type script `spec`.
 pub fn measure(spec: &ProgramSpec) -> Result<AccGrowth, String> {
     let engine = Engine::new(std::slice::from_ref(spec));
-    let costs = cost_steps()
+    let runs = |steps: Vec<Step>| -> Result<Vec<Run>, String> {
+        steps.into_iter().map(|s| run(&engine, s)).collect()
+    };
+    let costs = runs(cost_steps())?;
+    let growth = LOG2_LEAVES
         .into_iter()
-        .map(|s| run(&engine, s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut growth = Vec::new();
-    for log2 in LOG2_LEAVES {
-        let runs = growth_steps(log2)
-            .into_iter()
-            .map(|s| run(&engine, s))
-            .collect::<Result<Vec<_>, _>>()?;
-        growth.push((log2, runs));
-    }
+        .map(|log2| Ok((log2, runs(growth_steps(log2))?)))
+        .collect::<Result<_, String>>()?;
     Ok(AccGrowth { costs, growth })
 }
 
@@ -318,28 +308,24 @@ impl AccGrowth {
         for r in &self.costs {
             let beyond = r.cycles - r.hashing();
             let (share, above) = if r.step.merges() == 0 {
-                (thousands(beyond as i64), "".to_string())
+                (thousands(beyond), "".to_string())
             } else {
                 let above = beyond.saturating_sub(floor);
                 (
-                    format!(
-                        "{} ({})",
-                        thousands(beyond as i64),
-                        percent(beyond, r.cycles)
-                    ),
-                    format!("{} ({})", thousands(above as i64), percent(above, r.cycles)),
+                    format!("{} ({})", thousands(beyond), percent(beyond, r.cycles)),
+                    format!("{} ({})", thousands(above), percent(above, r.cycles)),
                 )
             };
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {share} | {above} |\n",
                 r.step.label(),
-                thousands(r.witness_bytes as i64),
-                thousands(r.cost.tx_bytes as i64),
+                thousands(r.witness_bytes),
+                thousands(r.cost.tx_bytes),
                 r.step.merges(),
-                thousands(r.cycles as i64),
+                thousands(r.cycles),
                 thousands(r.cost.weight),
                 thousands(r.cost.fee),
-                thousands(r.hashing() as i64),
+                thousands(r.hashing()),
             ));
         }
         s
@@ -357,8 +343,8 @@ impl AccGrowth {
             for r in runs {
                 s.push_str(&format!(
                     " {} / {} B / {} |",
-                    thousands(r.cycles as i64),
-                    thousands(r.witness_bytes as i64),
+                    thousands(r.cycles),
+                    thousands(r.witness_bytes),
                     thousands(r.cost.weight)
                 ));
             }
@@ -380,14 +366,14 @@ impl AccGrowth {
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) |\n",
                 r.step.label(),
-                thousands(r.cycles as i64),
-                thousands(r.witness_bytes as i64),
-                thousands(r.cost.tx_bytes as i64),
+                thousands(r.cycles),
+                thousands(r.witness_bytes),
+                thousands(r.cost.tx_bytes),
                 thousands(r.cost.weight),
                 thousands(r.cost.fee),
-                thousands(r.hashing() as i64),
-                thousands(floor as i64),
-                thousands(rest as i64),
+                thousands(r.hashing()),
+                thousands(floor),
+                thousands(rest),
                 percent(rest, r.cycles)
             ));
         }
@@ -399,8 +385,7 @@ impl AccGrowth {
 /// manifest of `tag<TAB>label<TAB>binary` lines, binaries relative to it): the cost table's
 /// three large transitions and keep, per step, with what each step saved on the append.
 pub fn journey(manifest: &std::path::Path) -> Result<String, String> {
-    let text =
-        std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let text = crate::read(manifest)?;
     let base = manifest.parent().unwrap_or(std::path::Path::new("."));
     let steps: Vec<Step> = cost_steps()
         .into_iter()
@@ -421,10 +406,7 @@ pub fn journey(manifest: &std::path::Path) -> Result<String, String> {
         };
         let spec = ProgramSpec::load(label, crate::engine::Format::Compiled, &base.join(binary))?;
         let engine = Engine::new(std::slice::from_ref(&spec));
-        s.push_str(&format!(
-            "| {label} | {} |",
-            thousands(spec.binary.len() as i64)
-        ));
+        s.push_str(&format!("| {label} | {} |", thousands(spec.binary.len())));
         let mut append = 0;
         let mut cost = None;
         for &step in &steps {
@@ -433,7 +415,7 @@ pub fn journey(manifest: &std::path::Path) -> Result<String, String> {
                 append = r.cycles;
                 cost = Some(r.cost);
             }
-            s.push_str(&format!(" {} |", thousands(r.cycles as i64)));
+            s.push_str(&format!(" {} |", thousands(r.cycles)));
         }
         match previous {
             Some(p) => s.push_str(&format!(" {} |", thousands(p as i64 - append as i64))),
@@ -442,7 +424,7 @@ pub fn journey(manifest: &std::path::Path) -> Result<String, String> {
         let cost = cost.ok_or("the steps hold no append")?;
         s.push_str(&format!(
             " {} / {} / {} |\n",
-            thousands(cost.tx_bytes as i64),
+            thousands(cost.tx_bytes),
             thousands(cost.weight),
             thousands(cost.fee)
         ));

@@ -11,8 +11,9 @@
 //! the head's `older` sizes are those of the K - 1 one-leaf appends before the old state.
 
 use crate::acc_growth::{self, data, Step};
-use crate::engine::{Engine, Outcome, ProgramSpec};
+use crate::engine::{Engine, ProgramSpec};
 use crate::growth::value;
+use crate::journey::signed;
 use assurance::accumulator::model_size;
 use ckb_mmr_sdk::weight::Cost;
 use doc_blocks::thousands;
@@ -125,12 +126,7 @@ pub fn run(engine: &Engine, step: Step, k: u8) -> Result<RingRun, String> {
         0,
         &case.payload,
     );
-    let Outcome::Accepted(cycles) = outcome else {
-        return Err(format!(
-            "{} (ring, K = {k}): {outcome:?} on an honest transition",
-            step.label()
-        ));
-    };
+    let cycles = outcome.honest(|| format!("{} (ring, K = {k})", step.label()))?;
     Ok(RingRun {
         step,
         k,
@@ -174,8 +170,7 @@ fn label(step: Step) -> String {
 }
 
 fn extra(ring: u64, single: u64) -> String {
-    let d = ring as i64 - single as i64;
-    format!("{}{}", if d > 0 { "+" } else { "" }, thousands(d))
+    signed(ring as i64 - single as i64)
 }
 
 /// The ring's cost table: per transition and K, the ring's cycles, bytes, weight and fee,
@@ -193,13 +188,13 @@ pub fn table(runs: &[RingRun]) -> String {
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             label(r.step),
             r.k,
-            thousands(r.witness_bytes as i64),
-            thousands(r.cycles as i64),
-            thousands(r.cost.tx_bytes as i64),
+            thousands(r.witness_bytes),
+            thousands(r.cycles),
+            thousands(r.cost.tx_bytes),
             thousands(r.cost.weight),
             thousands(r.cost.fee),
-            thousands(one.cycles as i64),
-            thousands(one.cost.tx_bytes as i64),
+            thousands(one.cycles),
+            thousands(one.cost.tx_bytes),
             thousands(one.cost.weight),
             extra(r.cycles, one.cycles),
             extra(r.cost.tx_bytes as u64, one.cost.tx_bytes as u64),

@@ -64,7 +64,7 @@ fn tick_label(v: u64) -> String {
     } else if v >= 1_000 && v.is_multiple_of(1_000) {
         format!("{}k", v / 1_000)
     } else {
-        thousands(v as i64)
+        thousands(v)
     }
 }
 
@@ -81,37 +81,26 @@ pub fn svg(j: &Journey) -> String {
     let plot_bottom = TOP + ROW * rows.len() as f64;
     let refs_top = plot_bottom + 52.0;
     let height = refs_top + REF_LINE * REFERENCES.len() as f64 + 36.0;
-    let mut s = String::new();
-    s.push_str(&format!(
+    let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
          viewBox=\"0 0 {WIDTH} {height}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" \
-         font-size=\"12\">\n"
-    ));
-    s.push_str(&format!(
-        "<rect width=\"{WIDTH}\" height=\"{height}\" fill=\"#ffffff\"/>\n"
-    ));
-    s.push_str(&format!(
-        "<text x=\"{}\" y=\"26\" font-size=\"17\" font-weight=\"bold\">MMR verifier journey: \
-         cycles per step</text>\n",
-        20
-    ));
-    s.push_str(&format!(
-        "<text x=\"20\" y=\"46\" fill=\"#444\">Bars: cycles on the reference seed {} \
+         font-size=\"12\">\n<rect width=\"{WIDTH}\" height=\"{height}\" fill=\"#ffffff\"/>\n\
+         <text x=\"20\" y=\"26\" font-size=\"17\" font-weight=\"bold\">MMR verifier journey: \
+         cycles per step</text>\n\
+         <text x=\"20\" y=\"46\" fill=\"#444\">Bars: cycles on the reference seed {} \
          (ckb-debugger). Whiskers: min..max over {}, mark at the median (ckb-script).</text>\n",
         j.reference_seed,
         escape(&j.sweep_description())
-    ));
+    );
     // Grid and axis labels.
     let mut v = 0;
     while v <= axis_max {
         let gx = x(v);
         s.push_str(&format!(
             "<line x1=\"{gx:.1}\" y1=\"{:.1}\" x2=\"{gx:.1}\" y2=\"{plot_bottom:.1}\" \
-             stroke=\"#e3e3e3\"/>\n",
-            TOP - 6.0
-        ));
-        s.push_str(&format!(
-            "<text x=\"{gx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#444\">{}</text>\n",
+             stroke=\"#e3e3e3\"/>\n\
+             <text x=\"{gx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#444\">{}</text>\n",
+            TOP - 6.0,
             plot_bottom + 16.0,
             tick_label(v)
         ));
@@ -126,35 +115,30 @@ pub fn svg(j: &Journey) -> String {
         let y = TOP + ROW * i as f64;
         let cy = y + BAR / 2.0;
         let fill = color(&r.variant.group);
+        let label = escape(&r.variant.label);
         s.push_str(&format!(
-            "<text x=\"{LABEL_W}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
-            cy + 4.0,
-            escape(&r.variant.label)
-        ));
-        s.push_str(&format!(
-            "<rect x=\"{LEFT}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{BAR}\" fill=\"{fill}\">\
-             <title>{}: {} cycles on the reference seed; sweep min {}, median {}, max {}; \
+            "<text x=\"{LABEL_W}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>\n\
+             <rect x=\"{LEFT}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{BAR}\" fill=\"{fill}\">\
+             <title>{label}: {} cycles on the reference seed; sweep min {}, median {}, max {}; \
              {} stripped bytes</title></rect>\n",
+            cy + 4.0,
             x(r.reference_cycles) - LEFT,
-            escape(&r.variant.label),
-            thousands(r.reference_cycles as i64),
-            thousands(r.sweep.min as i64),
-            thousands(r.sweep.median as i64),
-            thousands(r.sweep.max as i64),
-            thousands(r.stripped_bytes as i64)
+            thousands(r.reference_cycles),
+            thousands(r.sweep.min),
+            thousands(r.sweep.median),
+            thousands(r.sweep.max),
+            thousands(r.stripped_bytes)
         ));
         let (x0, x1, xm) = (x(r.sweep.min), x(r.sweep.max), x(r.sweep.median));
         s.push_str(&format!(
             "<g stroke=\"#222\" stroke-width=\"1.2\"><line x1=\"{x0:.1}\" y1=\"{cy:.1}\" \
              x2=\"{x1:.1}\" y2=\"{cy:.1}\"/><line x1=\"{x0:.1}\" y1=\"{:.1}\" x2=\"{x0:.1}\" \
-             y2=\"{:.1}\"/><line x1=\"{x1:.1}\" y1=\"{:.1}\" x2=\"{x1:.1}\" y2=\"{:.1}\"/></g>\n",
+             y2=\"{:.1}\"/><line x1=\"{x1:.1}\" y1=\"{:.1}\" x2=\"{x1:.1}\" y2=\"{:.1}\"/></g>\n\
+             <rect x=\"{:.1}\" y=\"{:.1}\" width=\"4\" height=\"10\" fill=\"#222\"/>\n",
             cy - 5.0,
             cy + 5.0,
             cy - 5.0,
-            cy + 5.0
-        ));
-        s.push_str(&format!(
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"4\" height=\"10\" fill=\"#222\"/>\n",
+            cy + 5.0,
             xm - 2.0,
             cy - 5.0
         ));
@@ -162,7 +146,7 @@ pub fn svg(j: &Journey) -> String {
             "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>\n",
             x(r.reference_cycles.max(r.sweep.max)) + 6.0,
             cy + 4.0,
-            thousands(r.reference_cycles as i64)
+            thousands(r.reference_cycles)
         ));
     }
     // Reference lines, dashed over the plot, each labelled on a line of its own below the

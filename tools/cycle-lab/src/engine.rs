@@ -53,6 +53,14 @@ pub const RELEASE_VERIFIERS: [(&str, Format); 3] = [
     ("compiled-verifier", Format::Compiled),
 ];
 
+/// The release verifiers of `dir`, loaded in [`RELEASE_VERIFIERS`] order.
+pub fn release_specs(dir: &std::path::Path) -> Result<Vec<ProgramSpec>, String> {
+    RELEASE_VERIFIERS
+        .iter()
+        .map(|&(name, format)| ProgramSpec::load(name, format, &dir.join(name)))
+        .collect()
+}
+
 /// A verifier to measure: plain data, shared read-only between threads and copied by each
 /// [`Engine`] when it starts.
 #[derive(Debug, Clone)]
@@ -81,6 +89,17 @@ pub enum Outcome {
     Rejected(i8),
     /// Anything else ckb-script reported (a VM fault, exceeded cycles, ...).
     Failed(String),
+}
+
+impl Outcome {
+    /// The cycles of an accepted run of an honest transition; any other outcome is an error
+    /// naming `what`.
+    pub fn honest(self, what: impl FnOnce() -> String) -> Result<u64, String> {
+        match self {
+            Outcome::Accepted(cycles) => Ok(cycles),
+            other => Err(format!("{}: {other:?} on an honest transition", what())),
+        }
+    }
 }
 
 /// The cell data of the scripts is always in the resolved transaction, and the verifiers read
@@ -123,6 +142,24 @@ pub struct Engine {
     printer: DebugPrinter,
     programs: Vec<Program>,
     _not_sync: std::marker::PhantomData<std::cell::Cell<()>>,
+}
+
+/// The input that spends `out_point(tag, index)`.
+fn cell_input(tag: u8, index: u32) -> CellInput {
+    CellInput::new_builder()
+        .previous_output(out_point(tag, index))
+        .build()
+}
+
+impl Program {
+    /// The script that runs this program (`data2`), with `args`.
+    fn script(&self, args: &[u8]) -> Script {
+        Script::new_builder()
+            .code_hash(self.code_hash.clone())
+            .hash_type(ScriptHashType::Data2)
+            .args(Bytes::copy_from_slice(args).pack())
+            .build()
+    }
 }
 
 fn out_point(tag: u8, index: u32) -> OutPoint {
@@ -189,14 +226,8 @@ impl Engine {
     /// of that one cell (`ckb_mmr_sdk::tx::mock`), which ckb-debugger runs.
     pub fn run_sized(&self, program: usize, args: &[u8], witness: &[u8]) -> (Outcome, usize) {
         let p = &self.programs[program];
-        let lock = Script::new_builder()
-            .code_hash(p.code_hash.clone())
-            .hash_type(ScriptHashType::Data2)
-            .args(Bytes::copy_from_slice(args).pack())
-            .build();
-        let input = CellInput::new_builder()
-            .previous_output(out_point(0x1a, 0))
-            .build();
+        let lock = p.script(args);
+        let input = cell_input(0x1a, 0);
         let spent = CellOutput::new_builder()
             .capacity(1_000_000_000_000u64)
             .lock(lock.clone())
@@ -231,57 +262,9 @@ impl Engine {
         output_data: &[u8],
         payload: &[u8],
     ) -> (Outcome, usize) {
-        let p = &self.programs[program];
-        let input = CellInput::new_builder()
-            .previous_output(out_point(0x1b, 0))
-            .build();
-        let args = match input_data {
-            Some(_) => *args,
-            None => ckb_mmr_sdk::ckb_hash(&[input.as_slice(), &0u64.to_le_bytes()]),
-        };
-        let type_script = Script::new_builder()
-            .code_hash(p.code_hash.clone())
-            .hash_type(ScriptHashType::Data2)
-            .args(Bytes::copy_from_slice(&args).pack())
-            .build();
-        // Never run: `verify_single` runs the type group only.
-        let lock = Script::new_builder()
-            .hash_type(ScriptHashType::Data2)
-            .build();
-        let payload = Some(Bytes::copy_from_slice(payload)).pack();
-        let witness = match input_data {
-            Some(_) => WitnessArgs::new_builder().input_type(payload),
-            None => WitnessArgs::new_builder().output_type(payload),
-        }
-        .build();
-        let typed = Some(type_script.clone()).pack();
-        let mut spent = CellOutput::new_builder()
-            .capacity(1_000_000_000_000u64)
-            .lock(lock.clone());
-        if input_data.is_some() {
-            spent = spent.type_(typed.clone());
-        }
-        let output = CellOutput::new_builder()
-            .capacity(900_000_000_000u64)
-            .lock(lock)
-            .type_(typed)
-            .build();
-        let (verifier, tx_bytes) = self.verifier(
-            p,
-            vec![(
-                input,
-                spent.build(),
-                Bytes::copy_from_slice(input_data.unwrap_or_default()),
-            )],
-            vec![(output, Bytes::copy_from_slice(output_data))],
-            vec![witness.as_bytes()],
-        );
-        let outcome = outcome(verifier.verify_single(
-            ScriptGroupType::Type,
-            &type_script.calc_script_hash(),
-            MAX_CYCLES,
-        ));
-        (outcome, tx_bytes)
+        let inputs: Vec<Vec<u8>> = input_data.map(<[u8]>::to_vec).into_iter().collect();
+        let outputs = [output_data.to_vec()];
+        self.run_group(program, (args, None), &inputs, &outputs, 0, payload)
     }
 
     /// Runs `program` as the type script of an accumulator ring's group (docs/accumulator.md,
@@ -304,22 +287,31 @@ impl Engine {
         head: usize,
         payload: &[u8],
     ) -> (Outcome, usize) {
+        self.run_group(program, (type_id, Some(k)), inputs, outputs, head, payload)
+    }
+
+    /// [`Engine::run_ring_type`] with `k` (33-byte args), or [`Engine::run_type`] without
+    /// (32-byte args); each names its inputs' out points apart.
+    fn run_group(
+        &self,
+        program: usize,
+        (type_id, k): (&[u8; 32], Option<u8>),
+        inputs: &[Vec<u8>],
+        outputs: &[Vec<u8>],
+        head: usize,
+        payload: &[u8],
+    ) -> (Outcome, usize) {
         let p = &self.programs[program];
         let creation = inputs.is_empty();
-        let plain = CellInput::new_builder()
-            .previous_output(out_point(0x1c, 0))
-            .build();
+        let tag = if k.is_some() { 0x1c } else { 0x1b };
+        let plain = cell_input(tag, 0);
         let mut args = match creation {
             true => ckb_mmr_sdk::ckb_hash(&[plain.as_slice(), &(head as u64).to_le_bytes()]),
             false => *type_id,
         }
         .to_vec();
-        args.push(k);
-        let type_script = Script::new_builder()
-            .code_hash(p.code_hash.clone())
-            .hash_type(ScriptHashType::Data2)
-            .args(Bytes::from(args).pack())
-            .build();
+        args.extend(k);
+        let type_script = p.script(&args);
         let lock = Script::new_builder()
             .hash_type(ScriptHashType::Data2)
             .build();
@@ -338,12 +330,10 @@ impl Engine {
                 .iter()
                 .enumerate()
                 .map(|(i, data)| {
-                    let input = CellInput::new_builder()
-                        .previous_output(out_point(0x1c, i as u32))
-                        .build();
+                    let spent = cell(1_000_000_000_000, true);
                     (
-                        input,
-                        cell(1_000_000_000_000, true),
+                        cell_input(tag, i as u32),
+                        spent,
                         Bytes::copy_from_slice(data),
                     )
                 })

@@ -2,7 +2,7 @@
 //! `tests/expected-cycles.json`, and checked against fresh measurements by the test suite
 //! (`tools/cycle-lab/tests/gate.rs`). `./build.sh bless` rewrites the file from the current binaries.
 
-use crate::engine::{ProgramSpec, RELEASE_VERIFIERS};
+use crate::engine::release_specs;
 use crate::sweep::{self, Progress};
 use ckb_mmr_sdk::REFERENCE_SEED;
 use std::path::{Path, PathBuf};
@@ -12,14 +12,6 @@ pub const SEEDS: [u64; 4] = [REFERENCE_SEED, 1, 2, 3];
 
 /// The file, relative to the workspace root.
 pub const FILE: &str = "tests/expected-cycles.json";
-
-/// Cycles of one verifier on one seed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Entry<'a> {
-    pub verifier: &'a str,
-    pub seed: u64,
-    pub cycles: u64,
-}
 
 /// One line of a failed comparison.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,10 +32,7 @@ pub fn release_dir() -> PathBuf {
 
 /// Every release verifier on every gate seed: (verifier, seed, cycles), in file order.
 pub fn measure(release_dir: &Path) -> Result<Vec<(String, u64, u64)>, String> {
-    let specs: Vec<ProgramSpec> = RELEASE_VERIFIERS
-        .iter()
-        .map(|&(name, format)| ProgramSpec::load(name, format, &release_dir.join(name)))
-        .collect::<Result<_, _>>()
+    let specs = release_specs(release_dir)
         .map_err(|e| format!("{e} (build the release binaries first: ./build.sh build)"))?;
     let s = sweep::run(
         &specs,
@@ -177,10 +166,7 @@ pub const README_BLOCK: &str = "cycle-table";
 /// fee at the default minimum fee rate. `measured` (the gate's) must hold the same cycles.
 pub fn readme_table(measured: &[(String, u64, u64)], release_dir: &Path) -> Result<String, String> {
     use doc_blocks::thousands;
-    let specs: Vec<ProgramSpec> = RELEASE_VERIFIERS
-        .iter()
-        .map(|&(name, format)| ProgramSpec::load(name, format, &release_dir.join(name)))
-        .collect::<Result<_, _>>()?;
+    let specs = release_specs(release_dir)?;
     let run = sweep::run(&specs, &[REFERENCE_SEED], 1, "readme", Progress::Quiet)?;
     let w = ckb_mmr_sdk::Workload::from_seed(REFERENCE_SEED);
     let mut s = String::from(

@@ -179,27 +179,24 @@ pub fn measure(specs: &[ProgramSpec]) -> Result<Growth, String> {
                 let c = claim(leaf_count, k);
                 let witness = c.witness(spec.format);
                 let (outcome, tx_bytes) = engine.run_sized(program, &c.args, witness);
-                let mut run = Run {
-                    leaves: k,
-                    cycles: None,
-                    witness_bytes: witness.len(),
-                    tx_bytes,
-                };
                 let too_large = witness.len() > model::MAX_WITNESS_SIZE;
-                match outcome {
-                    Outcome::Accepted(cycles) if !too_large => {
-                        run.cycles = Some(cycles);
-                        runs.push(run);
-                    }
+                let cycles = match outcome {
+                    Outcome::Accepted(cycles) if !too_large => Some(cycles),
                     // WitnessTooLarge, before the lock reads a byte of it.
-                    Outcome::Rejected(4) if too_large => runs.push(run),
+                    Outcome::Rejected(4) if too_large => None,
                     other => {
                         return Err(format!(
                             "{}: {k} leaves of 2^{log2}: {other:?} on an honest proof",
                             spec.name
                         ))
                     }
-                }
+                };
+                runs.push(Run {
+                    leaves: k,
+                    cycles,
+                    witness_bytes: witness.len(),
+                    tx_bytes,
+                });
             }
             points.push(Point {
                 log2,
@@ -254,7 +251,7 @@ impl Growth {
             for bytes in [|r: Run| r.witness_bytes, |r: Run| r.tx_bytes] {
                 for format in ["baseline", "compiled"] {
                     let b = by_format(format).map_or(0, bytes);
-                    s.push_str(&format!(" {} |", thousands(b as i64)));
+                    s.push_str(&format!(" {} |", thousands(b)));
                 }
             }
             for r in &p.runs {
@@ -367,7 +364,7 @@ impl Growth {
 /// A cycles cell: the number, or "too large" for a proof that does not fit one witness.
 fn cell(v: Option<u64>) -> String {
     match v {
-        Some(v) => format!(" {} |", thousands(v as i64)),
+        Some(v) => format!(" {} |", thousands(v)),
         None => " too large |".to_string(),
     }
 }

@@ -63,7 +63,7 @@ pub struct Journey {
 }
 
 pub fn read_manifest(path: &Path) -> Result<Vec<Variant>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::read(path)?;
     let base = path.parent().unwrap_or(Path::new("."));
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
@@ -159,20 +159,17 @@ impl Journey {
 
     /// The table as printed (fixed-width text).
     pub fn table(&self) -> String {
+        // The widths of the columns after the delta (`Row::measured`).
+        let widths = [10, 10, 10, 8, 8, 7, 7];
         let mut s = format!(
-            "{:<3} {:<40} {:>10} {:>9} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7}\n",
-            "#",
-            "variant",
-            "ref seed",
-            "delta",
-            "min",
-            "median",
-            "max",
-            "bytes",
-            "tx bytes",
-            "weight",
-            "fee"
+            "{:<3} {:<40} {:>10} {:>9}",
+            "#", "variant", "ref seed", "delta"
         );
+        let names = ["min", "median", "max", "bytes", "tx bytes", "weight", "fee"];
+        for (name, width) in names.into_iter().zip(widths) {
+            s.push_str(&format!(" {name:>width$}"));
+        }
+        s.push('\n');
         for r in &self.rows {
             s.push_str(&format!(
                 "{:<3} {:<40} {:>10} {:>9}",
@@ -181,7 +178,7 @@ impl Journey {
                 r.reference_cycles,
                 r.delta.map(|d| format!("{d:+}")).unwrap_or_default(),
             ));
-            for (n, width) in r.measured().into_iter().zip([10, 10, 10, 8, 8, 7, 7]) {
+            for (n, width) in r.measured().into_iter().zip(widths) {
                 s.push_str(&format!(" {n:>width$}"));
             }
             s.push('\n');
@@ -203,7 +200,7 @@ impl Journey {
                 "| {} | {} | {} | {} | {} |\n",
                 r.variant.tag,
                 r.variant.label,
-                thousands(r.reference_cycles as i64),
+                thousands(r.reference_cycles),
                 r.delta.map(signed).unwrap_or_default(),
                 measured.join(" | ")
             ));

@@ -19,6 +19,21 @@ pub mod sweep;
 
 use std::path::Path;
 
+/// Reads the text file at `path`; the error names it.
+pub fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Replaces each (block name, table) block of the file at `path`.
+pub fn splice_file(path: &Path, blocks: &[(&str, &str)]) -> Result<(), String> {
+    let mut doc = read(path)?;
+    for (name, table) in blocks {
+        doc = doc_blocks::replace_between(&doc, name, table)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    write(path, &doc)
+}
+
 /// Writes `text` to `path`, creating its directory.
 pub fn write(path: &Path, text: &str) -> Result<(), String> {
     if let Some(dir) = path.parent() {

@@ -6,9 +6,10 @@
 use ckb_mmr_sdk::REFERENCE_SEED;
 use clap::{Args, Parser, Subcommand};
 use cycle_lab::engine::Format;
-use cycle_lab::engine::{ProgramSpec, RELEASE_VERIFIERS};
+use cycle_lab::engine::{release_specs, ProgramSpec, RELEASE_VERIFIERS};
 use cycle_lab::sweep::{self, Progress};
-use cycle_lab::{acc_growth, acc_ring, chart, checksums, gate, growth, journey, runs, write};
+use cycle_lab::{acc_growth, acc_ring, chart, checksums, formats, gate, growth, journey, runs};
+use cycle_lab::{read, splice_file, write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -240,12 +241,7 @@ fn main() -> ExitCode {
             dir,
             root,
             cargo_args,
-        } => std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))
-            .and_then(|()| {
-                cycle_lab::steps::build_rust_contract(&root, &package, &dir, &cargo_args)
-            })
-            .map(|_| ()),
+        } => cycle_lab::steps::build_rust_contract(&root, &package, &dir, &cargo_args).map(|_| ()),
         Command::Checksums { release, write } => cmd_checksums(&release.release_dir, write),
         Command::Growth {
             release,
@@ -255,10 +251,10 @@ fn main() -> ExitCode {
             readme,
         } => cmd_growth(&release.release_dir, chart, doc, acc_doc, readme),
         Command::Formats { seed, doc } => {
-            let table = cycle_lab::formats::markdown(&cycle_lab::formats::proofs(seed));
+            let table = formats::markdown(&formats::proofs(seed));
             print!("{table}");
             match doc {
-                Some(path) => splice_file(&path, &[(cycle_lab::formats::DOC_BLOCK, &table)]),
+                Some(path) => splice_file(&path, &[(formats::DOC_BLOCK, &table)]),
                 None => Ok(()),
             }
         }
@@ -270,13 +266,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn release_specs(dir: &Path) -> Result<Vec<ProgramSpec>, String> {
-    RELEASE_VERIFIERS
-        .iter()
-        .map(|&(name, format)| ProgramSpec::load(name, format, &dir.join(name)))
-        .collect()
 }
 
 fn cmd_sweep(args: SweepArgs) -> Result<(), String> {
@@ -344,26 +333,21 @@ fn cmd_sweep(args: SweepArgs) -> Result<(), String> {
     print!("{}", all.table());
     let speedup = all.seeds_per_second() / one.seeds_per_second();
     println!();
-    let share = |s: &sweep::Sweep| {
-        s.cpu_share()
+    for (label, run) in [
+        ("1 thread: ".to_string(), &one),
+        (format!("{} threads:", all.threads), &all),
+    ] {
+        let share = run
+            .cpu_share()
             .map(|c| format!(", on CPU {:.0}% of threads x wall time", c * 100.0))
-            .unwrap_or_default()
-    };
-    println!(
-        "1 thread:  {:>8.1} seeds/s ({} runs in {:.3} s{})",
-        one.seeds_per_second(),
-        one.runs(),
-        one.elapsed.as_secs_f64(),
-        share(&one)
-    );
-    println!(
-        "{} threads: {:>8.1} seeds/s ({} runs in {:.3} s{})",
-        all.threads,
-        all.seeds_per_second(),
-        all.runs(),
-        all.elapsed.as_secs_f64(),
-        share(&all)
-    );
+            .unwrap_or_default();
+        println!(
+            "{label} {:>8.1} seeds/s ({} runs in {:.3} s{share})",
+            run.seeds_per_second(),
+            run.runs(),
+            run.elapsed.as_secs_f64(),
+        );
+    }
     println!(
         "speedup:   {speedup:.2}x on {} threads (fastest of {repeat} rounds each; every round \
          measured identical cycles)",
@@ -534,28 +518,12 @@ fn cmd_acc_journey(manifest: &Path, doc: Option<&Path>) -> Result<(), String> {
     Ok(())
 }
 
-/// Replaces each (block name, table) block of the file at `path`.
-fn splice_file(path: &Path, blocks: &[(&str, &str)]) -> Result<(), String> {
-    let shown = path.display();
-    let mut doc = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
-    for (name, table) in blocks {
-        doc =
-            doc_blocks::replace_between(&doc, name, table).map_err(|e| format!("{shown}: {e}"))?;
-    }
-    write(path, &doc)
-}
-
 fn cmd_flamegraph(verifier: &str, seed: u64, release: &Path, dir: &Path) -> Result<(), String> {
-    let v = match verifier {
-        "baseline" | "baseline-verifier" => "baseline-verifier",
-        "c" | "c-verifier" => "c-verifier",
-        "compiled" | "compiled-verifier" => "compiled-verifier",
-        other => {
-            return Err(format!(
-                "unknown verifier {other:?} (baseline, c or compiled)"
-            ))
-        }
-    };
+    let v = RELEASE_VERIFIERS
+        .iter()
+        .map(|&(name, _)| name)
+        .find(|name| *name == verifier || name.strip_suffix("-verifier") == Some(verifier))
+        .ok_or_else(|| format!("unknown verifier {verifier:?} (baseline, c or compiled)"))?;
     let (folded, cycles, index) = runs::profile(release, v, seed, dir)?;
     let svg = dir.join(format!("{v}-{seed}.svg"));
     render(
@@ -574,8 +542,7 @@ fn cmd_flamegraph(verifier: &str, seed: u64, release: &Path, dir: &Path) -> Resu
 }
 
 fn render(folded: &Path, out: &Path, title: &str) -> Result<(), String> {
-    let raw = std::fs::read_to_string(folded).map_err(|e| format!("{}: {e}", folded.display()))?;
-    let input = short_frames(&raw);
+    let input = short_frames(&read(folded)?);
     if input.trim().is_empty() {
         return Err(format!("{} holds no stacks", folded.display()));
     }
@@ -625,18 +592,12 @@ fn cmd_gate(bless: bool) -> Result<(), String> {
         write(&file, &gate::render(&measured))?;
         println!("wrote {} ({} entries)", gate::FILE, measured.len());
         // The README's cycle table shows the same reference-seed numbers.
-        let readme = root.join("README.md");
-        let text =
-            std::fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
         let table = gate::readme_table(&measured, &gate::release_dir())?;
-        let text = doc_blocks::replace_between(&text, gate::README_BLOCK, &table)
-            .map_err(|e| format!("{}: {e}", readme.display()))?;
-        write(&readme, &text)?;
+        splice_file(&root.join("README.md"), &[(gate::README_BLOCK, &table)])?;
         println!("updated the cycle table in README.md:\n{table}");
         return Ok(());
     }
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let changes = gate::compare(&gate::parse(&text)?, &measured);
+    let changes = gate::compare(&gate::parse(&read(&file)?)?, &measured);
     if changes.is_empty() {
         println!("{}: all {} entries match", gate::FILE, measured.len());
         Ok(())

@@ -18,17 +18,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The release verifiers in tx.json's input order, and the payload format each input gets.
-pub const INPUTS: [(&str, Format); 3] = [
-    ("baseline-verifier", Format::Baseline),
-    ("c-verifier", Format::Compiled),
-    ("compiled-verifier", Format::Compiled),
-];
+pub use crate::engine::RELEASE_VERIFIERS as INPUTS;
 
-/// Writes the mock transaction of `seed`'s workload with one input per binary (formats by
-/// position, as [`INPUTS`]).
-pub fn write_tx(path: &Path, seed: u64, binaries: &[PathBuf]) -> Result<Workload, String> {
+/// Writes the mock transaction of `seed`'s workload with one input per release binary
+/// ([`release_binaries`]; formats by position, as [`INPUTS`]).
+pub fn write_tx(path: &Path, seed: u64, bins: &[(&str, PathBuf)]) -> Result<Workload, String> {
+    let paths: Vec<PathBuf> = bins.iter().map(|(_, p)| p.clone()).collect();
     let formats: Vec<Format> = INPUTS.iter().map(|i| i.1).collect();
-    write_cells(path, seed, binaries, &formats).map(|(w, _)| w)
+    write_cells(path, seed, &paths, &formats).map(|(w, _)| w)
 }
 
 /// Writes the mock transaction of `seed`'s workload with one input per binary, each reading
@@ -129,8 +126,7 @@ pub fn release_binaries(dir: &Path) -> Result<Vec<(&'static str, PathBuf)>, Stri
 /// rejects.
 pub fn run_table(release: &Path, seed: u64, tx_file: &Path, dir: &Path) -> Result<(), String> {
     let bins = release_binaries(release)?;
-    let paths: Vec<PathBuf> = bins.iter().map(|(_, p)| p.clone()).collect();
-    let w = write_tx(tx_file, seed, &paths)?;
+    let w = write_tx(tx_file, seed, &bins)?;
     println!(
         "Seed: {seed}; leaves: {}, proved: {}, MMR size: {}; wrote {}",
         w.leaf_count,
@@ -139,18 +135,10 @@ pub fn run_table(release: &Path, seed: u64, tx_file: &Path, dir: &Path) -> Resul
         tx_file.display()
     );
     println!();
-    let line = |cells: [&str; 9]| {
+    let line = |[input, name, result, cycles, witness, tx, weight, fee, size]: [&str; 9]| {
         format!(
-            "{:<6} {:<18} {:<6} {:>9} {:>8} {:>8} {:>7} {:>8} {:>9}",
-            cells[0],
-            cells[1],
-            cells[2],
-            cells[3],
-            cells[4],
-            cells[5],
-            cells[6],
-            cells[7],
-            cells[8]
+            "{input:<6} {name:<18} {result:<6} {cycles:>9} {witness:>8} {tx:>8} {weight:>7} \
+             {fee:>8} {size:>9}"
         )
     };
     println!(
@@ -342,16 +330,9 @@ pub fn compare(root: &Path, refs: [&str; 2], seeds: &[u64]) -> Result<(), String
     let commits = refs
         .iter()
         .map(|r| {
-            git(
-                root,
-                &[
-                    "rev-parse",
-                    "--verify",
-                    "--quiet",
-                    &format!("{r}^{{commit}}"),
-                ],
-            )
-            .map_err(|_| format!("not a commit: {r}"))
+            let commit = format!("{r}^{{commit}}");
+            git(root, &["rev-parse", "--verify", "--quiet", &commit])
+                .map_err(|_| format!("not a commit: {r}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -363,17 +344,8 @@ pub fn compare(root: &Path, refs: [&str; 2], seeds: &[u64]) -> Result<(), String
     for (r, c) in refs.iter().zip(&commits) {
         let path = work.join(&c[..10]);
         eprintln!("==> building {r} ({}) in a temporary worktree", &c[..10]);
-        git(
-            root,
-            &[
-                "worktree",
-                "add",
-                "--detach",
-                "--quiet",
-                &path.to_string_lossy(),
-                c,
-            ],
-        )?;
+        let at = path.to_string_lossy();
+        git(root, &["worktree", "add", "--detach", "--quiet", &at, c])?;
         let tree = Worktree { root, path };
         let status = Command::new(tree.path.join("build.sh"))
             .arg("build")
@@ -436,23 +408,14 @@ pub fn compare_table(a: &Measured, b: &Measured) -> String {
         format!("{:>8} {:>8} {:>7}", text(x), text(y), delta)
     };
     let mut s = format!(
-        "{:<18} {:>20} {:>10} {:>10} {:>9} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>7} {:>8} {:>8} {:>7}\n",
-        "verifier",
-        "seed",
-        "A cycles",
-        "B cycles",
-        "delta",
-        "delta %",
-        "A witness",
-        "B witness",
-        "delta",
-        "A weight",
-        "B weight",
-        "delta",
-        "A bytes",
-        "B bytes",
-        "delta"
+        "{:<18} {:>20} {:>10} {:>10} {:>9} {:>8}",
+        "verifier", "seed", "A cycles", "B cycles", "delta", "delta %"
     );
+    for column in ["witness", "weight", "bytes"] {
+        let (a, b) = (format!("A {column}"), format!("B {column}"));
+        s.push_str(&format!(" {a:>8} {b:>8} {:>7}", "delta"));
+    }
+    s.push('\n');
     for k in &keys {
         let (ma, mb) = (find(a, k), find(b, k));
         let (mut d, mut p) = (String::new(), String::new());
@@ -499,9 +462,8 @@ pub fn profile(
     if !debug.is_file() {
         return Err(format!("{} is missing", debug.display()));
     }
-    let paths: Vec<PathBuf> = bins.iter().map(|(_, p)| p.clone()).collect();
     let txf = dir.join(format!("tx-{seed}.json"));
-    write_tx(&txf, seed, &paths)?;
+    write_tx(&txf, seed, &bins)?;
     let folded = dir.join(format!("{verifier}-{seed}.folded"));
     let mut c = debugger::command(&txf, "lock", "input", index);
     c.arg("--bin")

@@ -198,7 +198,6 @@ pub fn acc_steps() -> Vec<Step> {
 /// Builds `step` into `dir` (the workspace at `root`): `dir/<binary>` stripped and, for the
 /// Rust contracts, `dir/<binary>.debug`. Returns the stripped binary's path.
 pub fn build(root: &Path, step: &Step, dir: &Path) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     match &step.build {
         Build::Rust { package, features } => {
             let mut args = vec!["--no-default-features".to_string()];
@@ -214,6 +213,7 @@ pub fn build(root: &Path, step: &Step, dir: &Path) -> Result<PathBuf, String> {
             lean_elf,
             compact,
         } => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             let status = Command::new(root.join("contracts/c-verifier/build.sh"))
                 .current_dir(root)
                 .env("OUT_DIR", dir)
@@ -234,7 +234,7 @@ pub fn build(root: &Path, step: &Step, dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// Builds one Rust contract with cargo (`--profile contract`) and installs it under `dir`
-/// stripped, with its `.debug` copy. The one definition of the contract build: build.sh's
+/// (created if missing) stripped, with its `.debug` copy. The one definition of the contract build: build.sh's
 /// default build runs it too (`cycle-lab build-contract`), so checksums.txt's binaries and the
 /// journey's steps share these flags.
 pub fn build_rust_contract(
@@ -243,6 +243,7 @@ pub fn build_rust_contract(
     dir: &Path,
     cargo_args: &[String],
 ) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // Registry sources are named by absolute path in panic locations: map cargo's home to a
     // fixed prefix so the binaries (checksums.txt) do not depend on where it is. Workspace
     // sources are named relative to the workspace root, the standard library by
@@ -257,16 +258,8 @@ pub fn build_rust_contract(
     let status = Command::new("cargo")
         .current_dir(root)
         .env(var, flags)
-        .args([
-            "build",
-            "--quiet",
-            "--profile",
-            "contract",
-            "--locked",
-            "--target",
-            TARGET,
-        ])
-        .args(["-p", package])
+        .args(["build", "--quiet", "--profile", "contract", "--locked"])
+        .args(["--target", TARGET, "-p", package])
         .args(cargo_args)
         .status()
         .map_err(|e| format!("cargo: {e}"))?;

@@ -86,23 +86,20 @@ fn the_journey_table_ends_at_the_release_build() {
 #[test]
 fn the_engine_sees_refusals() {
     let engine = Engine::new(&[spec()]);
-    let run = acc_growth::run(&engine, Step::Append { old: 15, leaves: 1 }).unwrap();
-    assert!(run.cycles > run.hashing());
+    let append = acc_growth::run(&engine, Step::Append { old: 15, leaves: 1 }).unwrap();
+    assert!(append.cycles > append.hashing());
     let mut data = vec![7u8; 32];
     data.extend_from_slice(&26u64.to_le_bytes());
     let mut changed = data.clone();
     changed[0] ^= 1;
-    let outcome = engine
-        .run_type(0, &[1; 32], Some(&data), &changed, &[tag::KEEP])
-        .0;
+    let run = |input: Option<&[u8]>, output: &[u8], payload: u8| {
+        engine.run_type(0, &[1; 32], input, output, &[payload]).0
+    };
+    let outcome = run(Some(&data), &changed, tag::KEEP);
     assert_eq!(outcome, Outcome::Rejected(Error::OutputMismatch.code()));
-    let outcome = engine
-        .run_type(0, &[1; 32], Some(&data), &data, &[tag::KEEP])
-        .0;
+    let outcome = run(Some(&data), &data, tag::KEEP);
     assert!(matches!(outcome, Outcome::Accepted(_)), "{outcome:?}");
-    let outcome = engine
-        .run_type(0, &[1; 32], None, &data[..39], &[tag::IMPORT])
-        .0;
+    let outcome = run(None, &data[..39], tag::IMPORT);
     assert_eq!(outcome, Outcome::Rejected(Error::DataLength.code()));
 }
 

@@ -3,18 +3,12 @@
 //! >= 200-seed scaling run is `./build.sh sweep`, recorded in docs/performance.md).
 
 use ckb_mmr_sdk::{tx, Workload, REFERENCE_SEED};
-use cycle_lab::engine::{Engine, Outcome, ProgramSpec, RELEASE_VERIFIERS};
+use cycle_lab::engine::{release_specs, Engine, Outcome, ProgramSpec};
 use cycle_lab::gate::release_dir;
 use cycle_lab::sweep::{self, Progress};
 
 fn specs() -> Vec<ProgramSpec> {
-    RELEASE_VERIFIERS
-        .iter()
-        .map(|&(name, format)| {
-            ProgramSpec::load(name, format, &release_dir().join(name))
-                .unwrap_or_else(|e| panic!("{e}; build with ./build.sh build"))
-        })
-        .collect()
+    release_specs(&release_dir()).unwrap_or_else(|e| panic!("{e}; build with ./build.sh build"))
 }
 
 fn debugger_cycles(tx_file: &std::path::Path, index: usize) -> u64 {
