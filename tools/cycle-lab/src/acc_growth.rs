@@ -8,7 +8,7 @@
 //! follow from them through the assurance suite's model (`assurance::accumulator`), which
 //! shares no code with the type script. A transition's cost depends on the sizes only.
 
-use crate::engine::{Engine, ProgramSpec};
+use crate::engine::{Engine, Format, ProgramSpec};
 use crate::growth::{value, LOG2_LEAVES};
 use assurance::accumulator::{model_ancestry_roots, model_append, model_bag, model_size};
 use ckb_mmr_sdk::weight::Cost;
@@ -42,6 +42,11 @@ pub enum Step {
     Extend { old: u64, new: u64 },
     /// Data unchanged (a hand-over of the cell's lock).
     Keep,
+}
+
+/// The type script in the release directory `dir`, measured alone (its format field unused).
+pub fn spec(dir: &std::path::Path) -> Result<ProgramSpec, String> {
+    ProgramSpec::load(BINARY, Format::Compiled, &dir.join(BINARY))
 }
 
 /// An honest transition's inputs: the type args, input and output data, the payload.
@@ -404,7 +409,7 @@ pub fn journey(manifest: &std::path::Path) -> Result<String, String> {
         let [_, label, binary] = f[..] else {
             return Err(format!("{}: bad line {line:?}", manifest.display()));
         };
-        let spec = ProgramSpec::load(label, crate::engine::Format::Compiled, &base.join(binary))?;
+        let spec = ProgramSpec::load(label, Format::Compiled, &base.join(binary))?;
         let engine = Engine::new(std::slice::from_ref(&spec));
         s.push_str(&format!("| {label} | {} |", thousands(spec.binary.len())));
         let mut append = 0;

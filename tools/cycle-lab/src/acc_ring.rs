@@ -35,13 +35,10 @@ pub struct RingCase {
 }
 
 fn commitment(bytes: &[u8]) -> Commitment {
-    let mut root = [0u8; 32];
-    root.copy_from_slice(&bytes[..32]);
-    let mut size = [0u8; 8];
-    size.copy_from_slice(&bytes[32..40]);
+    let (root, mmr_size) = mmr_accumulator::split_data(bytes).expect("40 bytes of cell data");
     Commitment {
-        root,
-        mmr_size: u64::from_le_bytes(size),
+        root: *root,
+        mmr_size,
     }
 }
 

@@ -34,14 +34,11 @@ pub use ckb_mmr_sdk::Format;
 /// The `WitnessArgs` (lock field = `format`'s payload) for the honest proof of `w`.
 pub fn witness(format: Format, w: &Workload) -> Result<Vec<u8>, String> {
     let payload = match format {
-        Format::Baseline => w.baseline_payload(),
-        Format::Compiled => w
-            .compiled_payload()
-            .map_err(|e| format!("compiling the proof: {e:?}"))?,
-        Format::CompiledV1 => w
-            .compiled_v1_payload()
-            .map_err(|e| format!("compiling the proof: {e:?}"))?,
-    };
+        Format::Baseline => Ok(w.baseline_payload()),
+        Format::Compiled => w.compiled_payload(),
+        Format::CompiledV1 => w.compiled_v1_payload(),
+    }
+    .map_err(|e| format!("compiling the proof: {e:?}"))?;
     Ok(ckb_mmr_sdk::witness_args_with_lock(&payload))
 }
 

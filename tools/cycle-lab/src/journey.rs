@@ -257,14 +257,10 @@ impl Journey {
     pub fn non_decreasing_steps(&self) -> Vec<String> {
         self.rows
             .iter()
-            .filter(|r| r.variant.group != "c" && r.delta.is_some_and(|d| d >= 0))
-            .map(|r| {
-                format!(
-                    "{} {} ({:+})",
-                    r.variant.tag,
-                    r.variant.label,
-                    r.delta.unwrap()
-                )
+            .filter(|r| r.variant.group != "c")
+            .filter_map(|r| {
+                let d = r.delta.filter(|&d| d >= 0)?;
+                Some(format!("{} {} ({d:+})", r.variant.tag, r.variant.label))
             })
             .collect()
     }

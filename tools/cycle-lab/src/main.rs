@@ -5,8 +5,7 @@
 
 use ckb_mmr_sdk::REFERENCE_SEED;
 use clap::{Args, Parser, Subcommand};
-use cycle_lab::engine::Format;
-use cycle_lab::engine::{release_specs, ProgramSpec, RELEASE_VERIFIERS};
+use cycle_lab::engine::{release_specs, RELEASE_VERIFIERS};
 use cycle_lab::sweep::{self, Progress};
 use cycle_lab::{acc_growth, acc_ring, chart, checksums, formats, gate, growth, journey, runs};
 use cycle_lab::{read, splice_file, write};
@@ -253,10 +252,7 @@ fn main() -> ExitCode {
         Command::Formats { seed, doc } => {
             let table = formats::markdown(&formats::proofs(seed));
             print!("{table}");
-            match doc {
-                Some(path) => splice_file(&path, &[(formats::DOC_BLOCK, &table)]),
-                None => Ok(()),
-            }
+            splice_into(doc, &[(formats::DOC_BLOCK, &table)])
         }
     };
     match result {
@@ -286,32 +282,19 @@ fn cmd_sweep(args: SweepArgs) -> Result<(), String> {
             .unwrap_or_default()
     );
     // Warm up (page cache, allocator, CPU frequency) on a few seeds, untimed.
-    sweep::run(
-        &specs,
-        &seeds[..seeds.len().min(4)],
-        threads,
-        "warm-up",
-        Progress::Quiet,
-    )?;
+    let warm_up = &seeds[..seeds.len().min(4)];
+    sweep::run(&specs, warm_up, threads, "warm-up", Progress::Quiet)?;
     // Alternate 1-thread and parallel runs and keep the fastest of each: a run that another
     // process slowed down says nothing about the sweep.
     let mut one: Option<sweep::Sweep> = None;
     let mut all: Option<sweep::Sweep> = None;
     for round in 1..=repeat {
-        let a = sweep::run(
-            &specs,
-            &seeds,
-            1,
-            &format!("1 thread #{round}"),
-            Progress::Bar,
-        )?;
-        let b = sweep::run(
-            &specs,
-            &seeds,
-            threads,
-            &format!("{threads} threads #{round}"),
-            Progress::Bar,
-        )?;
+        let labels = [
+            format!("1 thread #{round}"),
+            format!("{threads} threads #{round}"),
+        ];
+        let a = sweep::run(&specs, &seeds, 1, &labels[0], Progress::Bar)?;
+        let b = sweep::run(&specs, &seeds, threads, &labels[1], Progress::Bar)?;
         if a.cycles != b.cycles {
             return Err("the 1-thread and the parallel run measured different cycles".into());
         }
@@ -423,9 +406,8 @@ fn cmd_journey(a: JourneyArgs) -> Result<(), String> {
     if let Some(path) = a.markdown {
         write(&path, &j.markdown())?;
     }
-    if let Some(path) = doc_path(a.doc, "docs/performance.md") {
-        splice_file(&path, &[(journey::DOC_BLOCK, &j.markdown())])?;
-    }
+    let doc = doc_path(a.doc, "docs/performance.md");
+    splice_into(doc, &[(journey::DOC_BLOCK, &j.markdown())])?;
     println!();
     println!(
         "reference seed {}: ckb-debugger's cycles, equal to ckb-script in-process \
@@ -475,15 +457,8 @@ fn cmd_growth(
     if let Some(path) = chart {
         write(&path, &g.svg())?;
     }
-    if let Some(path) = doc {
-        splice_file(&path, &[(GROWTH_BLOCK, &table)])?;
-    }
-    // The type script is measured alone: its format field is unused.
-    let spec = ProgramSpec::load(
-        acc_growth::BINARY,
-        Format::Compiled,
-        &dir.join(acc_growth::BINARY),
-    )?;
+    splice_into(doc, &[(GROWTH_BLOCK, &table)])?;
+    let spec = acc_growth::spec(dir)?;
     let acc = acc_growth::measure(&spec)?;
     let (costs, rows, readme_rows) = (acc.cost_table(), acc.growth_table(), acc.readme_table());
     println!(
@@ -493,29 +468,24 @@ fn cmd_growth(
     println!("accumulator type script, cycles / witness bytes / weight against MMR size:\n{rows}");
     let ring = acc_ring::table(&acc_ring::measure(&spec)?);
     println!("accumulator ring beside the single accumulator:\n{ring}");
-    if let Some(path) = acc_doc {
-        splice_file(
-            &path,
-            &[
-                (acc_growth::COST_BLOCK, &costs),
-                (acc_ring::RING_BLOCK, &ring),
-                (acc_growth::GROWTH_BLOCK, &rows),
-            ],
-        )?;
-    }
-    if let Some(path) = readme {
-        splice_file(&path, &[(acc_growth::README_BLOCK, &readme_rows)])?;
-    }
-    Ok(())
+    let acc_blocks = [
+        (acc_growth::COST_BLOCK, costs.as_str()),
+        (acc_ring::RING_BLOCK, &ring),
+        (acc_growth::GROWTH_BLOCK, &rows),
+    ];
+    splice_into(acc_doc, &acc_blocks)?;
+    splice_into(readme, &[(acc_growth::README_BLOCK, &readme_rows)])
 }
 
 fn cmd_acc_journey(manifest: &Path, doc: Option<&Path>) -> Result<(), String> {
     let table = acc_growth::journey(manifest)?;
     print!("{table}");
-    if let Some(path) = doc {
-        splice_file(path, &[(acc_growth::JOURNEY_BLOCK, &table)])?;
-    }
-    Ok(())
+    splice_into(doc, &[(acc_growth::JOURNEY_BLOCK, &table)])
+}
+
+/// [`splice_file`] when a file is given.
+fn splice_into(path: Option<impl AsRef<Path>>, blocks: &[(&str, &str)]) -> Result<(), String> {
+    path.map_or(Ok(()), |path| splice_file(path.as_ref(), blocks))
 }
 
 fn cmd_flamegraph(verifier: &str, seed: u64, release: &Path, dir: &Path) -> Result<(), String> {

@@ -5,13 +5,12 @@
 
 use cycle_lab::acc_growth::{self, Step};
 use cycle_lab::acc_ring;
-use cycle_lab::engine::{Engine, Format, Outcome, ProgramSpec};
+use cycle_lab::engine::{Engine, Outcome, ProgramSpec};
 use cycle_lab::gate;
 use mmr_accumulator::{tag, Error};
 
 fn spec() -> ProgramSpec {
-    let path = gate::release_dir().join(acc_growth::BINARY);
-    ProgramSpec::load(acc_growth::BINARY, Format::Compiled, &path)
+    acc_growth::spec(&gate::release_dir())
         .unwrap_or_else(|e| panic!("{e}; build it with ./build.sh build"))
 }
 

@@ -32,11 +32,8 @@ fn engine_equals_ckb_debugger_on_the_reference_seed() {
     let dir = std::env::temp_dir().join(format!("cycle-lab-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("tx.json");
-    std::fs::write(
-        &file,
-        serde_json::to_string(&tx::mock_transaction(&cells)).unwrap(),
-    )
-    .unwrap();
+    let json = serde_json::to_string(&tx::mock_transaction(&cells)).unwrap();
+    std::fs::write(&file, json).unwrap();
     let engine = Engine::new(&specs);
     for (i, s) in specs.iter().enumerate() {
         let expected = debugger_cycles(&file, i);
@@ -55,14 +52,8 @@ fn parallel_sweep_equals_one_thread() {
     let specs = specs();
     let seeds: Vec<u64> = (1..=20).collect();
     let one = sweep::run(&specs, &seeds, 1, "1 thread", Progress::Quiet).unwrap();
-    let all = sweep::run(
-        &specs,
-        &seeds,
-        sweep::all_threads().max(2),
-        "all",
-        Progress::Quiet,
-    )
-    .unwrap();
+    let threads = sweep::all_threads().max(2);
+    let all = sweep::run(&specs, &seeds, threads, "all", Progress::Quiet).unwrap();
     assert_eq!(one.cycles, all.cycles);
     assert_eq!(one.cycles.len(), seeds.len() * specs.len());
     assert!(one.cycles.iter().all(|&c| c > 0));

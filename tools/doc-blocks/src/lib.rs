@@ -76,24 +76,24 @@ pub fn thousands<N: ToFormattedStr>(n: N) -> String {
 mod tests {
     use super::*;
 
+    /// Block `name` of `doc` reads `old`; with `new` in its place, the document is `after`.
+    fn check(doc: &str, name: &str, old: &str, new: &str, after: &str) {
+        assert_eq!(between(doc, name).unwrap(), old);
+        assert_eq!(replace_between(doc, name, new).unwrap(), after);
+    }
+
     #[test]
     fn a_table_block_keeps_its_line_break() {
         let doc = "a\n<!-- t:start -->\n| old |\n<!-- t:end -->\nb\n";
-        assert_eq!(between(doc, "t").unwrap(), "| old |\n");
-        assert_eq!(
-            replace_between(doc, "t", "| new |\n| row |\n").unwrap(),
-            "a\n<!-- t:start -->\n| new |\n| row |\n<!-- t:end -->\nb\n"
-        );
+        let after = "a\n<!-- t:start -->\n| new |\n| row |\n<!-- t:end -->\nb\n";
+        check(doc, "t", "| old |\n", "| new |\n| row |\n", after);
     }
 
     #[test]
     fn an_inline_block_starts_right_after_its_marker() {
         let doc = "costs <!-- c:start -->1,315 cycles<!-- c:end --> per merge";
-        assert_eq!(between(doc, "c").unwrap(), "1,315 cycles");
-        assert_eq!(
-            replace_between(doc, "c", "1,299 cycles").unwrap(),
-            "costs <!-- c:start -->1,299 cycles<!-- c:end --> per merge"
-        );
+        let after = "costs <!-- c:start -->1,299 cycles<!-- c:end --> per merge";
+        check(doc, "c", "1,315 cycles", "1,299 cycles", after);
     }
 
     #[test]
