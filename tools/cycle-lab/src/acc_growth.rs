@@ -74,6 +74,16 @@ fn peaks(n: u64) -> Vec<[u8; 32]> {
 }
 
 impl Step {
+    /// [`Step::Append`] of `leaves` leaves to `old` leaves.
+    pub const fn append(old: u64, leaves: u64) -> Step {
+        Step::Append { old, leaves }
+    }
+
+    /// [`Step::Extend`] from `old` to `new` leaves.
+    pub const fn extend(old: u64, new: u64) -> Step {
+        Step::Extend { old, new }
+    }
+
     /// The hashing the script does: old peaks bagged to the input's root, one merge per carry,
     /// the new peaks bagged; for an ancestry proof, its shape's merges.
     pub fn merges(self) -> u64 {
@@ -227,18 +237,9 @@ pub fn run(engine: &Engine, step: Step) -> Result<Run, String> {
 pub fn cost_steps() -> Vec<Step> {
     let big = 1u64 << 20;
     vec![
-        Step::Append {
-            old: big - 1,
-            leaves: 1,
-        },
-        Step::Extend {
-            old: big / 2 + 1,
-            new: big - 1,
-        },
-        Step::Extend {
-            old: big - 1,
-            new: big,
-        },
+        Step::append(big - 1, 1),
+        Step::extend(big / 2 + 1, big - 1),
+        Step::extend(big - 1, big),
         Step::Create(5),
         Step::Import,
         Step::Keep,
@@ -250,19 +251,10 @@ pub fn cost_steps() -> Vec<Step> {
 /// to 2^e - 1 and from 2^e - 1 to 2^e (the most merges).
 pub fn growth_steps(log2: u32) -> Vec<Step> {
     let full = 1u64 << log2;
-    let appends = APPENDS.map(|leaves| Step::Append {
-        old: full - 1,
-        leaves,
-    });
+    let appends = APPENDS.map(|leaves| Step::append(full - 1, leaves));
     let ancestries = [
-        Step::Extend {
-            old: full / 2 + 1,
-            new: full - 1,
-        },
-        Step::Extend {
-            old: full - 1,
-            new: full,
-        },
+        Step::extend(full / 2 + 1, full - 1),
+        Step::extend(full - 1, full),
     ];
     appends.into_iter().chain(ancestries).collect()
 }
@@ -445,30 +437,9 @@ mod tests {
     #[test]
     fn merges_match_the_brief() {
         let big = 1u64 << 20;
-        assert_eq!(
-            Step::Append {
-                old: big - 1,
-                leaves: 1
-            }
-            .merges(),
-            39
-        );
-        assert_eq!(
-            Step::Extend {
-                old: big / 2 + 1,
-                new: big - 1
-            }
-            .merges(),
-            21
-        );
-        assert_eq!(
-            Step::Extend {
-                old: big - 1,
-                new: big
-            }
-            .merges(),
-            39
-        );
+        assert_eq!(Step::append(big - 1, 1).merges(), 39);
+        assert_eq!(Step::extend(big / 2 + 1, big - 1).merges(), 21);
+        assert_eq!(Step::extend(big - 1, big).merges(), 39);
         // 5 leaves: carries 0+1+0+2+0, peaks of 4 and 1 bagged once.
         assert_eq!(Step::Create(5).merges(), 4);
     }

@@ -223,7 +223,7 @@ fn main() -> ExitCode {
         } => runs::run_table(&release.release_dir, seed, &tx, &dir),
         Command::Sweep(a) => cmd_sweep(a),
         Command::Journey(a) => cmd_journey(a),
-        Command::AccJourney { manifest, doc } => cmd_acc_journey(&manifest, doc.as_deref()),
+        Command::AccJourney { manifest, doc } => cmd_acc_journey(&manifest, doc),
         Command::Flamegraph {
             verifier,
             seed,
@@ -359,10 +359,8 @@ fn cmd_sweep(args: SweepArgs) -> Result<(), String> {
         });
         write(path, &serde_json::to_string_pretty(&json).expect("json"))?;
     }
-    if let Some(min) = args.min_speedup {
-        if speedup < min {
-            return Err(format!("speedup {speedup:.2} is below {min}"));
-        }
+    if let Some(min) = args.min_speedup.filter(|&min| speedup < min) {
+        return Err(format!("speedup {speedup:.2} is below {min}"));
     }
     Ok(())
 }
@@ -383,12 +381,8 @@ fn cmd_journey(a: JourneyArgs) -> Result<(), String> {
         }
     };
     let variants = journey::read_manifest(&manifest)?;
-    let j = journey::measure(
-        variants,
-        a.reference_seed,
-        (1..=a.seeds).collect(),
-        sweep::all_threads(),
-    )?;
+    let seeds = (1..=a.seeds).collect();
+    let j = journey::measure(variants, a.reference_seed, seeds, sweep::all_threads())?;
     let dir = manifest.parent().unwrap_or(Path::new("."));
     println!();
     print!("{}", j.table());
@@ -423,10 +417,7 @@ fn cmd_journey(a: JourneyArgs) -> Result<(), String> {
     if acc_manifest.is_file() {
         println!();
         println!("The accumulator's type script, per step (in-process, the type script alone):");
-        cmd_acc_journey(
-            &acc_manifest,
-            doc_path(a.acc_doc, "docs/accumulator.md").as_deref(),
-        )?;
+        cmd_acc_journey(&acc_manifest, doc_path(a.acc_doc, "docs/accumulator.md"))?;
     }
     println!();
     println!(
@@ -477,15 +468,15 @@ fn cmd_growth(
     splice_into(readme, &[(acc_growth::README_BLOCK, &readme_rows)])
 }
 
-fn cmd_acc_journey(manifest: &Path, doc: Option<&Path>) -> Result<(), String> {
+fn cmd_acc_journey(manifest: &Path, doc: Option<PathBuf>) -> Result<(), String> {
     let table = acc_growth::journey(manifest)?;
     print!("{table}");
     splice_into(doc, &[(acc_growth::JOURNEY_BLOCK, &table)])
 }
 
 /// [`splice_file`] when a file is given.
-fn splice_into(path: Option<impl AsRef<Path>>, blocks: &[(&str, &str)]) -> Result<(), String> {
-    path.map_or(Ok(()), |path| splice_file(path.as_ref(), blocks))
+fn splice_into(path: Option<PathBuf>, blocks: &[(&str, &str)]) -> Result<(), String> {
+    path.map_or(Ok(()), |path| splice_file(&path, blocks))
 }
 
 fn cmd_flamegraph(verifier: &str, seed: u64, release: &Path, dir: &Path) -> Result<(), String> {
