@@ -335,21 +335,19 @@ mod tests {
         );
         // Each group reads version 1 until its compact step, as the release build does after.
         let format = |label: &str| steps.iter().find(|s| s.label == label).unwrap().format();
-        assert_eq!(format("compiled: + lean ELF"), Format::CompiledV1);
-        assert_eq!(
-            format("compiled: + compact format (version 2)"),
-            Format::Compiled
-        );
-        assert_eq!(format("c (gcc 12): + lean ELF"), Format::CompiledV1);
-        assert_eq!(
-            format("c (gcc 12): + compact format (version 2)"),
-            Format::Compiled
-        );
-        assert_eq!(format("baseline: + lean ELF"), Format::Baseline);
-        assert_eq!(
-            format("c (clang 19): + compact format (version 2)"),
-            Format::Compiled
-        );
+        for (label, expected) in [
+            ("compiled: + lean ELF", Format::CompiledV1),
+            ("compiled: + compact format (version 2)", Format::Compiled),
+            ("c (gcc 12): + lean ELF", Format::CompiledV1),
+            ("c (gcc 12): + compact format (version 2)", Format::Compiled),
+            ("baseline: + lean ELF", Format::Baseline),
+            (
+                "c (clang 19): + compact format (version 2)",
+                Format::Compiled,
+            ),
+        ] {
+            assert_eq!(format(label), expected, "{label}");
+        }
         assert_eq!(steps[26].group(), "c");
         assert_eq!(steps[26].binary_name(), "c-verifier");
     }
