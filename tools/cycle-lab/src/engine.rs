@@ -265,14 +265,11 @@ impl Engine {
     }
 
     /// Runs `program` as the type script of an accumulator ring's group (docs/accumulator.md,
-    /// docs/accumulator.md section 7), alone like [`Engine::run_type`]: one input and
-    /// one output per entry of `inputs` and `outputs`, in order, each under the type with
-    /// 33-byte args `type_id || k` and one lock (never run). `head` is the head's index on
-    /// the side that carries the payload: with inputs, an update under `type_id`, the payload
-    /// the `input_type` of the witness at input `head`; without, a creation: a plain input
-    /// first, the type id from it and output `head`'s index (CKB's rule over the head's
-    /// index), the payload the `output_type` of the witness at output `head`. Witnesses up
-    /// to `head` only (the others empty): no other is read, and no lock runs.
+    /// section 7), alone like [`Engine::run_type`]: one cell per entry of `inputs` and
+    /// `outputs`, in order, under the type with 33-byte args `type_id || k` and one lock
+    /// (never run). `head` is the head's index on the side that carries the payload: an
+    /// update's inputs (`input_type`), or a creation's outputs (`output_type`; the type id
+    /// from a plain input and output `head`). The witnesses before `head` are empty.
     ///
     /// Also returns the size the node weighs that transaction as.
     pub fn run_ring_type(

@@ -338,15 +338,9 @@ impl Growth {
 
     /// The lines of verifier `v`: one per claim size, points in MMR order.
     fn series(&self, v: usize, y: impl Fn(&Run) -> Option<f64>) -> Vec<Series> {
-        let mut out: Vec<Series> = Vec::new();
-        for claim in CLAIMS.iter().map(|&k| Some(k)).chain([None]) {
-            let points: Vec<(f64, f64)> = self
-                .points
-                .iter()
-                .filter(|p| p.claim == claim)
-                .filter_map(|p| y(&p.runs[v]).map(|y| (p.log2 as f64, y)))
-                .collect();
-            out.push(Series {
+        let claims = CLAIMS.iter().map(|&k| Some(k)).chain([None]);
+        claims
+            .map(|claim| Series {
                 colour: colour(&self.names[v]),
                 dash: match claim {
                     Some(1) | None => "",
@@ -354,10 +348,14 @@ impl Growth {
                     _ => "2,3",
                 },
                 width: if claim.is_none() { 3.5 } else { 1.5 },
-                points,
-            });
-        }
-        out
+                points: self
+                    .points
+                    .iter()
+                    .filter(|p| p.claim == claim)
+                    .filter_map(|p| y(&p.runs[v]).map(|y| (p.log2 as f64, y)))
+                    .collect(),
+            })
+            .collect()
     }
 }
 

@@ -537,10 +537,7 @@ fn short_frames(folded: &str) -> String {
                 }
             })
             .collect();
-        out.push_str(&frames.join(";"));
-        out.push(' ');
-        out.push_str(count);
-        out.push('\n');
+        out.push_str(&format!("{} {count}\n", frames.join(";")));
     }
     out
 }
