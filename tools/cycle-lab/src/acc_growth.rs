@@ -124,32 +124,21 @@ impl Step {
                 self.label()
             )
         };
-        Ok(match self {
+        let (input, output, payload) = match self {
             Step::Create(k) => {
                 let payload = build::create_payload(&leaves(0, k));
                 let (root, size) = model_append(None, &payload[1..]).map_err(fail)?;
-                Case {
-                    input: None,
-                    output: data(&root, size),
-                    payload,
-                }
+                (None, data(&root, size), payload)
             }
-            Step::Import => Case {
-                input: None,
-                output: data(&value(&[22]), model_size(5)),
-                payload: vec![tag::IMPORT],
-            },
+            Step::Import => (None, data(&value(&[22]), model_size(5)), vec![tag::IMPORT]),
             Step::Append { old, leaves: k } => {
                 let peaks = peaks(old);
                 let root = model_bag(&peaks).ok_or_else(|| fail(0))?;
                 let payload = build::append_payload(&peaks, &leaves(old, k));
                 let (new_root, new_size) =
                     model_append(Some((&root, model_size(old))), &payload[1..]).map_err(fail)?;
-                Case {
-                    input: Some(data(&root, model_size(old))),
-                    output: data(&new_root, new_size),
-                    payload,
-                }
+                let input = data(&root, model_size(old));
+                (Some(input), data(&new_root, new_size), payload)
             }
             Step::Extend { old, new } => {
                 let items = Shape::new(old, new)
@@ -162,20 +151,18 @@ impl Step {
                 let (old_root, new_root) =
                     model_ancestry_roots(model_size(old), model_size(new), &payload[1..])
                         .map_err(fail)?;
-                Case {
-                    input: Some(data(&old_root, model_size(old))),
-                    output: data(&new_root, model_size(new)),
-                    payload,
-                }
+                let input = data(&old_root, model_size(old));
+                (Some(input), data(&new_root, model_size(new)), payload)
             }
             Step::Keep => {
                 let d = data(&value(&[24]), model_size((1 << 20) - 1));
-                Case {
-                    input: Some(d.clone()),
-                    output: d,
-                    payload: vec![tag::KEEP],
-                }
+                (Some(d.clone()), d, vec![tag::KEEP])
             }
+        };
+        Ok(Case {
+            input,
+            output,
+            payload,
         })
     }
 }

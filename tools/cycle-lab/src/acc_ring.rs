@@ -61,12 +61,10 @@ pub fn ring_case(step: Step, k: u8) -> Result<RingCase, String> {
     let case = step.case()?;
     let label = |e: mmr_accumulator::Error| format!("{} (K = {k}): {e:?}", step.label());
     let sizes = older(k, old_leaves(step));
-    Ok(match (step, case.input) {
-        (Step::Create(_) | Step::Import, None) => RingCase {
-            inputs: vec![],
-            outputs: rb::creation_data(k, &commitment(&case.output)),
-            payload: case.payload,
-        },
+    let (inputs, outputs) = match (step, case.input) {
+        (Step::Create(_) | Step::Import, None) => {
+            (vec![], rb::creation_data(k, &commitment(&case.output)))
+        }
         (Step::Keep, Some(state)) => {
             // The newest snapshot holds the head's state, the others the older states.
             let mut ring = vec![rb::head_data(&commitment(&state), &sizes)];
@@ -76,23 +74,21 @@ pub fn ring_case(step: Step, k: u8) -> Result<RingCase, String> {
                     .map(|&s| data(&value(&[26, s]), s))
                     .chain([state.clone()]),
             );
-            RingCase {
-                inputs: ring.clone(),
-                outputs: ring,
-                payload: case.payload,
-            }
+            (ring.clone(), ring)
         }
         (Step::Append { .. } | Step::Extend { .. }, Some(state)) => {
             let head_in = rb::head_data(&commitment(&state), &sizes);
             let (oldest, head_out, snapshot_out) =
                 rb::step_data(&head_in, &commitment(&case.output)).map_err(label)?;
-            RingCase {
-                inputs: vec![head_in, data(&value(&[26, oldest]), oldest)],
-                outputs: vec![head_out, snapshot_out],
-                payload: case.payload,
-            }
+            let oldest_in = data(&value(&[26, oldest]), oldest);
+            (vec![head_in, oldest_in], vec![head_out, snapshot_out])
         }
         _ => return Err(format!("{}: no ring case", step.label())),
+    };
+    Ok(RingCase {
+        inputs,
+        outputs,
+        payload: case.payload,
     })
 }
 
