@@ -119,10 +119,8 @@ fn the_engine_sees_ring_refusals() {
             .run_ring_type(0, (&[3; 32], 8), ins, outs, head, payload)
             .0
     };
-    assert!(matches!(
-        ring(&c.inputs, &c.outputs, 0, &c.payload),
-        Outcome::Accepted(_)
-    ));
+    let accepted = |outcome: Outcome| matches!(outcome, Outcome::Accepted(_));
+    assert!(accepted(ring(&c.inputs, &c.outputs, 0, &c.payload)));
     let mut outs = c.outputs.clone();
     outs[1][0] ^= 1;
     assert_eq!(
@@ -138,16 +136,10 @@ fn the_engine_sees_ring_refusals() {
     // The type id over the head's index: accepted with the head first or second, refused
     // (checked before the witness) when over another output's index.
     let create = acc_ring::ring_case(Step::Import, 8).unwrap();
-    assert!(matches!(
-        ring(&[], &create.outputs, 0, &create.payload),
-        Outcome::Accepted(_)
-    ));
+    assert!(accepted(ring(&[], &create.outputs, 0, &create.payload)));
     let mut swapped = create.outputs.clone();
     swapped.swap(0, 1);
-    assert!(matches!(
-        ring(&[], &swapped, 1, &create.payload),
-        Outcome::Accepted(_)
-    ));
+    assert!(accepted(ring(&[], &swapped, 1, &create.payload)));
     assert_eq!(
         ring(&[], &create.outputs, 1, &create.payload),
         Outcome::Rejected(Error::TypeIdMismatch.code())

@@ -8,12 +8,8 @@ use cycle_lab::gate::{release_dir, workspace_root};
 #[test]
 fn release_binaries_match_checksums() {
     let path = workspace_root().join("checksums.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; create it with ./build.sh checksums",
-            path.display()
-        )
-    });
+    let text = cycle_lab::read(&path)
+        .unwrap_or_else(|e| panic!("{e}; create it with ./build.sh checksums"));
     let listed = checksums::parse(&text).unwrap_or_else(|e| panic!("checksums.txt: {e}"));
     let mut problems = Vec::new();
     for name in checksums::BINARIES {
