@@ -69,11 +69,13 @@ pub struct Own {
 impl Own {
     /// Bytes, cycles, weight and minimum fee, when the lock accepted.
     pub fn cost(&self) -> Option<Cost> {
-        match (self.report.result, self.report.cycles) {
-            (0, Some(c)) => Some(Cost::new(self.tx_bytes, c)),
-            _ => None,
-        }
+        accepted(self.report).map(|c| Cost::new(self.tx_bytes, c))
     }
+}
+
+/// The cycles of a run the lock accepted.
+fn accepted(report: Report) -> Option<u64> {
+    report.cycles.filter(|_| report.result == 0)
 }
 
 /// Input `index` of `tx_file` as a transaction of its own (`tx::single_input`), written to
@@ -210,15 +212,12 @@ pub fn build_journey(root: &Path, dir: &Path, seed: u64) -> Result<(), String> {
         let (_, mock) = write_cells(&txf, seed, &[bin], &[format])?;
         let tx_bytes = weight::tx_bytes(&mock.tx);
         let r = lock(&txf, 0)?;
-        let cycles = match (r.result, r.cycles) {
-            (0, Some(c)) => c,
-            _ => {
-                return Err(format!(
-                    "journey {tag} ({}) rejected the honest proof: {}",
-                    step.label, r.result
-                ))
-            }
-        };
+        let cycles = accepted(r).ok_or_else(|| {
+            format!(
+                "journey {tag} ({}) rejected the honest proof: {}",
+                step.label, r.result
+            )
+        })?;
         manifest.push_str(&format!(
             "{tag}\t{}\t{}\t{}\t{tag}/{}\t{cycles}\t{tx_bytes}\n",
             step.label,
@@ -233,11 +232,8 @@ pub fn build_journey(root: &Path, dir: &Path, seed: u64) -> Result<(), String> {
         let tag = format!("acc-{i:02}");
         eprintln!("==> journey {tag}: accumulator: {}", step.label);
         steps::build(root, step, &dir.join(&tag))?;
-        acc.push_str(&format!(
-            "{tag}\t{}\t{tag}/{}\n",
-            step.label,
-            step.binary_name()
-        ));
+        let (label, binary) = (step.label, step.binary_name());
+        acc.push_str(&format!("{tag}\t{label}\t{tag}/{binary}\n"));
     }
     crate::write(&dir.join("acc-variants.tsv"), &acc)
 }
@@ -419,11 +415,7 @@ pub fn compare_table(a: &Measured, b: &Measured) -> String {
     for k in &keys {
         let (ma, mb) = (find(a, k), find(b, k));
         let (mut d, mut p) = (String::new(), String::new());
-        let cycles = |m: &Option<Measure>| {
-            m.as_ref()
-                .filter(|m| m.own.report.result == 0)
-                .and_then(|m| m.own.report.cycles)
-        };
+        let cycles = |m: &Option<Measure>| m.as_ref().and_then(|m| accepted(m.own.report));
         if let (Some(ca), Some(cb)) = (cycles(&ma), cycles(&mb)) {
             d = format!("{:+}", cb as i64 - ca as i64);
             p = format!("{:+.2}", (cb as f64 - ca as f64) * 100.0 / ca as f64);
@@ -474,13 +466,13 @@ pub fn profile(
     debugger::report(c)?;
     // The title's cycles are the stripped binary's, as the cycle table shows them.
     let r = lock(&txf, index)?;
-    match (r.result, r.cycles) {
-        (0, Some(cycles)) => Ok((folded, cycles, index)),
-        _ => Err(format!(
+    let cycles = accepted(r).ok_or_else(|| {
+        format!(
             "{verifier} rejected the honest proof of seed {seed}: {}",
             r.result
-        )),
-    }
+        )
+    })?;
+    Ok((folded, cycles, index))
 }
 
 #[cfg(test)]
