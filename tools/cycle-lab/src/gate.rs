@@ -34,13 +34,8 @@ pub fn release_dir() -> PathBuf {
 pub fn measure(release_dir: &Path) -> Result<Vec<(String, u64, u64)>, String> {
     let specs = release_specs(release_dir)
         .map_err(|e| format!("{e} (build the release binaries first: ./build.sh build)"))?;
-    let s = sweep::run(
-        &specs,
-        &SEEDS,
-        sweep::all_threads(),
-        "gate",
-        Progress::Quiet,
-    )?;
+    let threads = sweep::all_threads();
+    let s = sweep::run(&specs, &SEEDS, threads, "gate", Progress::Quiet)?;
     let mut out = Vec::new();
     for (p, name) in s.programs.iter().enumerate() {
         for (i, seed) in s.seeds.iter().enumerate() {

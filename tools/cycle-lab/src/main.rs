@@ -570,11 +570,9 @@ fn cmd_gate(bless: bool) -> Result<(), String> {
 
 fn cmd_checksums(dir: &Path, out: Option<PathBuf>) -> Result<(), String> {
     let text = checksums::render(dir)?;
-    match out {
-        Some(path) => write(&path, &text),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
+    if let Some(path) = out {
+        return write(&path, &text);
     }
+    print!("{text}");
+    Ok(())
 }

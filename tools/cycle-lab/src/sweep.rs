@@ -180,11 +180,11 @@ pub fn run(
     let cpu_start = process_cpu_time();
     let start = Instant::now();
     let parts: Vec<Result<Vec<u64>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
+        let handles: Vec<_> = done
+            .iter()
+            .map(|done| {
                 let next = &next.0;
-                let done = &done[t].0;
-                scope.spawn(move || worker(specs, seeds, next, done))
+                scope.spawn(move || worker(specs, seeds, next, &done.0))
             })
             .collect();
         while !handles.iter().all(|h| h.is_finished()) {
