@@ -418,10 +418,7 @@ fn outcome<E: std::fmt::Display>(result: Result<u64, E>) -> Outcome {
         Ok(cycles) => Outcome::Accepted(cycles),
         Err(e) => {
             let text = e.to_string();
-            match exit_code(&text) {
-                Some(code) => Outcome::Rejected(code),
-                None => Outcome::Failed(text),
-            }
+            exit_code(&text).map_or(Outcome::Failed(text), Outcome::Rejected)
         }
     }
 }
