@@ -234,9 +234,9 @@ pub fn build(root: &Path, step: &Step, dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// Builds one Rust contract with cargo (`--profile contract`) and installs it under `dir`
-/// (created if missing) stripped, with its `.debug` copy. The one definition of the contract build: build.sh's
-/// default build runs it too (`cycle-lab build-contract`), so checksums.txt's binaries and the
-/// journey's steps share these flags.
+/// (created if missing) stripped, with its `.debug` copy. The one definition of the contract
+/// build: build.sh's default build runs it too (`cycle-lab build-contract`), so checksums.txt's
+/// binaries and the journey's steps share these flags.
 pub fn build_rust_contract(
     root: &Path,
     package: &str,
