@@ -375,21 +375,18 @@ fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Payload) -> &'static 
     let n = mmr.leaf_count;
     let size = mmr.mmr_size;
     let ni = c.items.len();
-    match input.u8() % 12 {
-        0 if ni > 0 => {
-            c.items.remove(input.below(ni));
-            "drop item"
-        }
-        1 => {
-            let v = pool_value(input, mmr);
-            c.items.insert(input.below(ni + 1), v);
-            "insert item"
-        }
-        2 if ni > 1 => {
-            let i = input.below(ni - 1);
-            c.items.swap(i, i + 1);
-            "swap items"
-        }
+    let op = input.u8() % 12;
+    let edit = match op {
+        0 => Some(ItemEdit::Drop),
+        1 => Some(ItemEdit::Insert),
+        2 => Some(ItemEdit::Swap),
+        5 => Some(ItemEdit::Replace),
+        _ => None,
+    };
+    if let Some(what) = edit.and_then(|e| edit_items(input, mmr, &mut c.items, e)) {
+        return what;
+    }
+    match op {
         3 if ni > 0 => {
             let i = input.below(ni);
             let v = c.items[i];
@@ -402,11 +399,6 @@ fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Payload) -> &'static 
             let j = input.below(c.leaves.len());
             std::mem::swap(&mut c.items[i], &mut c.leaves[j].1);
             "swap item and value"
-        }
-        5 if ni > 0 => {
-            let i = input.below(ni);
-            c.items[i] = pool_value(input, mmr);
-            "replace item"
         }
         6 if !c.leaves.is_empty() => {
             let i = input.below(c.leaves.len());
@@ -442,8 +434,18 @@ fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Payload) -> &'static 
     }
     let n = mmr.leaf_count;
     let size = mmr.mmr_size;
-    let ni = b.items.len();
-    match input.u8() % 9 {
+    let op = input.u8() % 9;
+    let edit = match op {
+        1 => Some(ItemEdit::Drop),
+        2 => Some(ItemEdit::Insert),
+        3 => Some(ItemEdit::Swap),
+        4 => Some(ItemEdit::Replace),
+        _ => None,
+    };
+    if let Some(what) = edit.and_then(|e| edit_items(input, mmr, &mut b.items, e)) {
+        return what;
+    }
+    match op {
         0 if !b.leaves.is_empty() => {
             let i = input.below(b.leaves.len());
             b.leaves[i].0 = match input.u8() % 3 {
@@ -451,25 +453,6 @@ fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Payload) -> &'static 
                 _ => nasty_u64(input, b.leaves[i].0, n, size),
             };
             "change position"
-        }
-        1 if ni > 0 => {
-            b.items.remove(input.below(ni));
-            "drop item"
-        }
-        2 => {
-            let v = pool_value(input, mmr);
-            b.items.insert(input.below(ni + 1), v);
-            "insert item"
-        }
-        3 if ni > 1 => {
-            let i = input.below(ni - 1);
-            b.items.swap(i, i + 1);
-            "swap items"
-        }
-        4 if ni > 0 => {
-            let i = input.below(ni);
-            b.items[i] = pool_value(input, mmr);
-            "replace item"
         }
         5 if !b.leaves.is_empty() => {
             let i = input.below(b.leaves.len());
@@ -484,6 +467,48 @@ fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Payload) -> &'static 
             "move leaf"
         }
         _ => mutate_bytes(input, b.bytes()),
+    }
+}
+
+/// The proof-item edits both formats' mutators make.
+#[derive(Clone, Copy)]
+enum ItemEdit {
+    Drop,
+    Insert,
+    Swap,
+    Replace,
+}
+
+/// Applies `edit` to the proof items, or None where the list is too short for it (the
+/// caller then mutates the bytes, as its other arms' guards do).
+fn edit_items(
+    input: &mut Input,
+    mmr: &Truth,
+    items: &mut Vec<[u8; 32]>,
+    edit: ItemEdit,
+) -> Option<&'static str> {
+    let ni = items.len();
+    match edit {
+        ItemEdit::Drop if ni > 0 => {
+            items.remove(input.below(ni));
+            Some("drop item")
+        }
+        ItemEdit::Insert => {
+            let v = pool_value(input, mmr);
+            items.insert(input.below(ni + 1), v);
+            Some("insert item")
+        }
+        ItemEdit::Swap if ni > 1 => {
+            let i = input.below(ni - 1);
+            items.swap(i, i + 1);
+            Some("swap items")
+        }
+        ItemEdit::Replace if ni > 0 => {
+            let i = input.below(ni);
+            items[i] = pool_value(input, mmr);
+            Some("replace item")
+        }
+        _ => None,
     }
 }
 
