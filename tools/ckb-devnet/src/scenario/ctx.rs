@@ -18,9 +18,6 @@ use ckb_types::{bytes::Bytes, packed, prelude::*, H256};
 use serde_json::Value;
 use std::path::Path;
 
-/// One case of the scenario: a function whose doc comment says what it proves, and its name.
-/// The cases run in order on one [`Ctx`]; each sends its transactions, measures what commits
-/// and records its rows in [`Ctx::report`].
 /// One case of the scenario: a small type whose doc comment says what it proves. The cases
 /// run in order on one [`Ctx`]; each sends its transactions, measures what commits and
 /// records its rows in [`Ctx::report`].

@@ -37,7 +37,7 @@ impl Case for LockAndSpend {
 }
 
 /// A cell locked under the type id opens like a data2 one. A second cell, locked before the
-/// upgrade, is left for [`spend_across_upgrade`].
+/// upgrade, is left for [`SpendAcrossUpgrade`].
 pub struct SpendByTypeId;
 
 impl Case for SpendByTypeId {
