@@ -550,7 +550,7 @@ export interface LockByReferenceOptions {
  * hash. */
 export async function lockByReferenceTx(signer: Signer, verifier: Verifier, options: LockByReferenceOptions): Promise<Transaction> {
   const lock = byReferenceLockScript(verifier, byReferenceArgs(bytesFrom(options.accumulator.typeHash), options.mode ?? "plain"));
-  return newCellTx(signer, lock, occupied(CellOutput.from({ lock, capacity: 0n }), 0), options);
+  return newCellTx(signer, lock, options);
 }
 
 /** Locks a cell by reference (see [`lockByReferenceTx`]) and sends it; the cell is output 0. */

@@ -92,18 +92,19 @@ function rootAndSize(mmr: LockOptions["mmr"]): { root: Uint8Array; mmrSize: numb
 export async function lockTx(signer: Signer, verifier: Verifier, options: LockOptions): Promise<Transaction> {
   const { root, mmrSize } = rootAndSize(options.mmr);
   const args = lockArgs(root, mmrSize, options.mode ?? "plain");
-  return newCellTx(signer, mmrLockScript(verifier, args), occupiedCapacity(args), options);
+  return newCellTx(signer, mmrLockScript(verifier, args), options);
 }
 
 /** A transaction, paid and completed by `signer` but not signed, whose output 0 is a new cell
- * under `lock` with `options.capacity` (default 100 CKB; BAD_ARGS below `need`) and no data. */
+ * under `lock` with `options.capacity` (default 100 CKB; BAD_ARGS below the cell's occupied
+ * capacity) and no data. */
 export async function newCellTx(
   signer: Signer,
   lock: Script,
-  need: bigint,
   options: { capacity?: NumLike; feeRate?: NumLike },
 ): Promise<Transaction> {
   const capacity = numFrom(options.capacity ?? 100n * SHANNONS_PER_CKB);
+  const need = occupiedCapacity(lock.args);
   if (capacity < need) {
     throw new MmrLockError("BAD_ARGS", `capacity ${capacity} is below the cell's occupied capacity ${need} shannons`);
   }

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { MmrLockError, merge, type MmrLockErrorCode } from "../src/index.js";
+import { vectorLeaves } from "./repo.js";
 
 /** Runs `body` in a fresh directory under the system's temporary one, then removes it. */
 export async function inTempDir(name: string, body: (dir: string) => Promise<void>): Promise<void> {
@@ -57,16 +58,7 @@ export async function sendsDuring(f: () => Promise<unknown>): Promise<{ error: u
   }
 }
 
-/** Leaf i: merge(seed, i), both u64 LE zero-padded to 32 bytes. */
+/** Leaves `from`..`to` of the vectors' leaf rule with leaf seed `seed` ([`vectorLeaves`]). */
 export function testLeaves(seed: number, from: number, to: number): Uint8Array[] {
-  const word = (x: number) => {
-    const w = new Uint8Array(32);
-    new DataView(w.buffer).setUint32(0, x >>> 0, true);
-    new DataView(w.buffer).setUint32(4, Math.floor(x / 2 ** 32), true);
-    return w;
-  };
-  const s = word(seed);
-  const out: Uint8Array[] = [];
-  for (let i = from; i < to; i++) out.push(merge(s, word(i)));
-  return out;
+  return vectorLeaves(String(seed), to, merge, from);
 }

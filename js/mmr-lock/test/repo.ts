@@ -67,8 +67,14 @@ export function jsonLines<T>(args: string[]): T[] {
 /** `tx-generator vectors ARGS`, parsed. */
 export const vectors = (args: string[]) => jsonLines<Vector>(["vectors", ...args]);
 
-/** Leaf i of a random vector: merge(leaf_seed, i), both u64 LE zero-padded to 32 bytes. */
-export function vectorLeaves(leafSeed: string, count: number, merge: (a: Uint8Array, b: Uint8Array) => Uint8Array): Uint8Array[] {
+/** Leaves `from`..`count` of a random vector: leaf i is merge(leaf_seed, i), both u64 LE
+ * zero-padded to 32 bytes. */
+export function vectorLeaves(
+  leafSeed: string,
+  count: number,
+  merge: (a: Uint8Array, b: Uint8Array) => Uint8Array,
+  from = 0,
+): Uint8Array[] {
   const word = (x: bigint) => {
     const w = new Uint8Array(32);
     new DataView(w.buffer).setBigUint64(0, x, true);
@@ -76,6 +82,6 @@ export function vectorLeaves(leafSeed: string, count: number, merge: (a: Uint8Ar
   };
   const seed = word(BigInt(leafSeed));
   const leaves: Uint8Array[] = [];
-  for (let i = 0; i < count; i++) leaves.push(merge(seed, word(BigInt(i))));
+  for (let i = from; i < count; i++) leaves.push(merge(seed, word(BigInt(i))));
   return leaves;
 }
