@@ -375,18 +375,10 @@ fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Payload) -> &'static 
     let n = mmr.leaf_count;
     let size = mmr.mmr_size;
     let ni = c.items.len();
-    let op = input.u8() % 12;
-    let edit = match op {
-        0 => Some(ItemEdit::Drop),
-        1 => Some(ItemEdit::Insert),
-        2 => Some(ItemEdit::Swap),
-        5 => Some(ItemEdit::Replace),
-        _ => None,
-    };
-    if let Some(what) = edit.and_then(|e| edit_items(input, mmr, &mut c.items, e)) {
-        return what;
-    }
-    match op {
+    match input.u8() % 12 {
+        0 if ni > 0 => drop_item(input, &mut c.items),
+        1 => insert_item(input, mmr, &mut c.items),
+        2 if ni > 1 => swap_items(input, &mut c.items),
         3 if ni > 0 => {
             let i = input.below(ni);
             let v = c.items[i];
@@ -400,6 +392,7 @@ fn mutate_compiled(input: &mut Input, mmr: &Truth, c: &mut Payload) -> &'static 
             std::mem::swap(&mut c.items[i], &mut c.leaves[j].1);
             "swap item and value"
         }
+        5 if ni > 0 => replace_item(input, mmr, &mut c.items),
         6 if !c.leaves.is_empty() => {
             let i = input.below(c.leaves.len());
             c.leaves[i].0 = nasty_u64(input, c.leaves[i].0, n, size);
@@ -434,18 +427,8 @@ fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Payload) -> &'static 
     }
     let n = mmr.leaf_count;
     let size = mmr.mmr_size;
-    let op = input.u8() % 9;
-    let edit = match op {
-        1 => Some(ItemEdit::Drop),
-        2 => Some(ItemEdit::Insert),
-        3 => Some(ItemEdit::Swap),
-        4 => Some(ItemEdit::Replace),
-        _ => None,
-    };
-    if let Some(what) = edit.and_then(|e| edit_items(input, mmr, &mut b.items, e)) {
-        return what;
-    }
-    match op {
+    let ni = b.items.len();
+    match input.u8() % 9 {
         0 if !b.leaves.is_empty() => {
             let i = input.below(b.leaves.len());
             b.leaves[i].0 = match input.u8() % 3 {
@@ -454,6 +437,10 @@ fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Payload) -> &'static 
             };
             "change position"
         }
+        1 if ni > 0 => drop_item(input, &mut b.items),
+        2 => insert_item(input, mmr, &mut b.items),
+        3 if ni > 1 => swap_items(input, &mut b.items),
+        4 if ni > 0 => replace_item(input, mmr, &mut b.items),
         5 if !b.leaves.is_empty() => {
             let i = input.below(b.leaves.len());
             b.leaves[i].1 = pool_value(input, mmr);
@@ -470,46 +457,29 @@ fn mutate_baseline(input: &mut Input, mmr: &Truth, b: &mut Payload) -> &'static 
     }
 }
 
-/// The proof-item edits both formats' mutators make.
-#[derive(Clone, Copy)]
-enum ItemEdit {
-    Drop,
-    Insert,
-    Swap,
-    Replace,
+// The proof-item edits both formats' mutators make; the callers' guards keep them in range.
+
+fn drop_item(input: &mut Input, items: &mut Vec<[u8; 32]>) -> &'static str {
+    items.remove(input.below(items.len()));
+    "drop item"
 }
 
-/// Applies `edit` to the proof items, or None where the list is too short for it (the
-/// caller then mutates the bytes, as its other arms' guards do).
-fn edit_items(
-    input: &mut Input,
-    mmr: &Truth,
-    items: &mut Vec<[u8; 32]>,
-    edit: ItemEdit,
-) -> Option<&'static str> {
-    let ni = items.len();
-    match edit {
-        ItemEdit::Drop if ni > 0 => {
-            items.remove(input.below(ni));
-            Some("drop item")
-        }
-        ItemEdit::Insert => {
-            let v = pool_value(input, mmr);
-            items.insert(input.below(ni + 1), v);
-            Some("insert item")
-        }
-        ItemEdit::Swap if ni > 1 => {
-            let i = input.below(ni - 1);
-            items.swap(i, i + 1);
-            Some("swap items")
-        }
-        ItemEdit::Replace if ni > 0 => {
-            let i = input.below(ni);
-            items[i] = pool_value(input, mmr);
-            Some("replace item")
-        }
-        _ => None,
-    }
+fn insert_item(input: &mut Input, mmr: &Truth, items: &mut Vec<[u8; 32]>) -> &'static str {
+    let v = pool_value(input, mmr);
+    items.insert(input.below(items.len() + 1), v);
+    "insert item"
+}
+
+fn swap_items(input: &mut Input, items: &mut [[u8; 32]]) -> &'static str {
+    let i = input.below(items.len() - 1);
+    items.swap(i, i + 1);
+    "swap items"
+}
+
+fn replace_item(input: &mut Input, mmr: &Truth, items: &mut [[u8; 32]]) -> &'static str {
+    let i = input.below(items.len());
+    items[i] = pool_value(input, mmr);
+    "replace item"
 }
 
 /// Drops, duplicates or swaps a leaf record.
