@@ -241,11 +241,10 @@ pub fn owner_mode_cycles(v: Verifier, w: &Workload) -> u64 {
     let mmr_lock = chain.mmr_lock(&w.lock_args_for(Mode::Owner));
     let mmr_input = chain.cell(mmr_lock, 100);
     let owner_input = chain.cell(owner_lock.clone(), 100);
-    let witness = ckb_mmr_sdk::witness_args_with_lock(&crate::payload(v, w));
     let tx = paying(owner_lock, 200)
         .input(mmr_input)
         .input(owner_input)
-        .witness(Bytes::from(witness).pack());
+        .witness(crate::mmr_witness(v, w).pack());
     let tx = chain.complete(tx);
     let total = chain
         .verify(&tx)

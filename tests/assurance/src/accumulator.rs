@@ -693,11 +693,11 @@ fn proofs(
     out
 }
 
-/// A copy of `body` changed by `f`.
-fn edited(body: &[u8], f: &dyn Fn(&mut Vec<u8>)) -> Vec<u8> {
-    let mut b = body.to_vec();
-    f(&mut b);
-    b
+/// A copy of `x` with `edit` applied.
+fn edited<T: Clone>(x: &T, edit: impl FnOnce(&mut T)) -> T {
+    let mut out = x.clone();
+    edit(&mut out);
+    out
 }
 
 /// The exhaustive search against `variant`.
@@ -714,14 +714,17 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
         for l in &history.leaves[..k as usize] {
             body.extend_from_slice(l);
         }
-        let edit = |f: &dyn Fn(&mut Vec<u8>)| edited(&body, f);
         let mut cases: Vec<Vec<u8>> = (0..body.len()).map(|c| body[..c].to_vec()).collect();
         cases.push(body.clone());
         for extra in [1usize, 31, 32, 33] {
-            cases.push(edit(&|b| b.extend(std::iter::repeat_n(0xee, extra))));
+            cases.push(edited(&body, |b| {
+                b.extend(std::iter::repeat_n(0xee, extra))
+            }));
         }
         for count in [0u32, k as u32 - 1, k as u32 + 1, u32::MAX] {
-            cases.push(edit(&|b| b[..4].copy_from_slice(&count.to_le_bytes())));
+            cases.push(edited(&body, |b| {
+                b[..4].copy_from_slice(&count.to_le_bytes())
+            }));
         }
         for b in cases {
             st.create_cases += 1;
@@ -760,29 +763,30 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
             if m > n {
                 let body = honest_append(&history, n, m);
                 let p = perfect_trees(n).len();
-                let edit = |f: &dyn Fn(&mut Vec<u8>)| edited(&body, f);
                 let mut cases: Vec<Vec<u8>> = vec![body.clone()];
                 for cut in 0..body.len() {
                     cases.push(body[..cut].to_vec());
                 }
                 for extra in [1usize, 31, 32, 33, 64] {
-                    cases.push(edit(&|b| b.extend(std::iter::repeat_n(0x5a, extra))));
+                    cases.push(edited(&body, |b| {
+                        b.extend(std::iter::repeat_n(0x5a, extra))
+                    }));
                 }
                 let k = (m - n) as u32;
                 for count in [0u32, k - 1, k + 1, u32::MAX] {
-                    cases.push(edit(&|b| {
+                    cases.push(edited(&body, |b| {
                         b[32 * p..32 * p + 4].copy_from_slice(&count.to_le_bytes())
                     }));
                 }
                 for slot in 0..p {
                     let at = 32 * slot;
                     for v in &pool {
-                        cases.push(edit(&|b| b[at..at + 32].copy_from_slice(v)));
+                        cases.push(edited(&body, |b| b[at..at + 32].copy_from_slice(v)));
                     }
                     // A peak dropped.
-                    cases.push(edit(&|b| drop(b.drain(at..at + 32))));
+                    cases.push(edited(&body, |b| drop(b.drain(at..at + 32))));
                     for other in slot + 1..p {
-                        cases.push(edit(&|b| {
+                        cases.push(edited(&body, |b| {
                             let (left, right) = b.split_at_mut(32 * other);
                             left[at..at + 32].swap_with_slice(&mut right[..32]);
                         }));
@@ -790,14 +794,14 @@ pub fn run(cfg: &Config, variant: Variant) -> Stats {
                 }
                 for at in 0..=p {
                     for v in &pool {
-                        cases.push(edit(&|b| drop(b.splice(32 * at..32 * at, *v))));
+                        cases.push(edited(&body, |b| drop(b.splice(32 * at..32 * at, *v))));
                     }
                 }
                 // Leaves replaced by pool values (still honest appends of other leaves).
                 for leaf in 0..k as usize {
                     let at = 32 * p + 4 + 32 * leaf;
                     for v in pool.iter().take(8) {
-                        cases.push(edit(&|b| b[at..at + 32].copy_from_slice(v)));
+                        cases.push(edited(&body, |b| b[at..at + 32].copy_from_slice(v)));
                     }
                 }
                 if n == 1 {

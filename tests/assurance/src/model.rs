@@ -16,6 +16,7 @@
 //! parses each format into (claim, item per node) by matching it against the one shape the
 //! claim allows, so a payload is accepted iff it is that shape and its root is the root.
 
+use crate::accumulator::model_bag;
 use crate::hash::merge;
 use std::collections::HashMap;
 
@@ -179,15 +180,10 @@ pub fn root_of(
             peak_hashes.push(*items.get(&Role::Peak(k))?);
         }
     }
-    bag(&peak_hashes)
+    model_bag(&peak_hashes)
 }
 
 /// Bagging right to left: the last peak, merged with each one before it.
-fn bag(peaks: &[[u8; 32]]) -> Option<[u8; 32]> {
-    let (last, rest) = peaks.split_last()?;
-    Some(rest.iter().rev().fold(*last, |acc, p| merge(&acc, p)))
-}
-
 fn node_hash(
     claims: &[(u64, [u8; 32])],
     indexes: &[u64],
@@ -625,7 +621,7 @@ pub fn role_value(mmr: &Mmr, role: Role) -> [u8; 32] {
         Role::Peak(k) => mmr.node(peaks[k].0, peaks[k].1),
         Role::Bag(k) => {
             let hashes: Vec<[u8; 32]> = peaks[k..].iter().map(|&(f, h)| mmr.node(f, h)).collect();
-            bag(&hashes).unwrap()
+            model_bag(&hashes).unwrap()
         }
     }
 }
